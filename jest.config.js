@@ -1,0 +1,24 @@
+// Two Jest projects: `unit` (fast, no services) and `integration` (real nats-server, Redis,
+// MongoDB wire protocol, child processes). Both use @swc/jest for a fast TypeScript transform.
+const { readFileSync } = require('node:fs');
+
+const tsconfig = JSON.parse(readFileSync(`${__dirname}/tsconfig.base.json`, 'utf8'));
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(tsconfig.compilerOptions.paths)) {
+  moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = `<rootDir>/${target}`;
+}
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
+  moduleNameMapper,
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,test}/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps,test}/**/*.int.test.ts'] },
+  ],
+};

@@ -1,0 +1,104 @@
+/**
+ * The Bus port: how ToolHub services talk. Request/reply with deadlines and queue groups (adapter
+ * calls), fire-and-forget publish/subscribe (invalidation fan-out), and durable events with
+ * de-duplication (JetStream in production). Implementations: NATS and in-process.
+ *
+ * The bus moves bytes and headers only; it knows nothing of protobuf, tracing or error codes.
+ */
+
+/** Header map; names are case-sensitive as NATS treats them. */
+export type Headers = Record<string, string>;
+
+/** A message delivered to a handler. */
+export interface BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: Headers;
+}
+
+/** A reply to a request. */
+export interface BusReply {
+  readonly data: Uint8Array;
+  readonly headers: Headers;
+}
+
+export interface RequestOptions {
+  /** Give up after this many milliseconds (required: there is no unbounded request). */
+  timeoutMs: number;
+  headers?: Headers;
+}
+
+/** Answers one request. Throwing makes the bus send an `internal` error reply; prefer returning one. */
+export type RequestHandler = (msg: BusMessage) => Promise<BusReply> | BusReply;
+
+/** Receives one published message. */
+export type MessageHandler = (msg: BusMessage) => Promise<void> | void;
+
+export interface SubscribeOptions {
+  /** Queue group: each message goes to one member of the group. Omit for fan-out to every subscriber. */
+  queue?: string;
+}
+
+/** A live subscription or service endpoint. */
+export interface Subscription {
+  /** Stop receiving; in-flight handlers finish first. */
+  close(): Promise<void>;
+}
+
+export interface PublishEventOptions {
+  /** De-duplication id (`Nats-Msg-Id`): the same id published twice is stored once. */
+  msgId: string;
+  headers?: Headers;
+}
+
+/** A durable event handed to a consumer. */
+export interface EventMessage extends BusMessage {
+  /** The publisher's de-duplication id. */
+  readonly msgId: string;
+  /** Stream sequence number, increasing. */
+  readonly seq: number;
+  /** Times this event was delivered, 1 for the first delivery. */
+  readonly deliveryCount: number;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name: progress survives restarts of the consumer. */
+  durable: string;
+  /** Subjects (wildcards allowed) to receive. */
+  filterSubjects: string[];
+  /**
+   * Processes a batch. Resolving acknowledges every event in it; throwing leaves all of them
+   * unacknowledged, so they are delivered again (at-least-once: de-duplicate by `msgId`).
+   */
+  handler: (batch: EventMessage[]) => Promise<void>;
+  /** @default 256 */
+  maxBatch?: number;
+  /** How long an unacknowledged event waits before redelivery. @default 30000 */
+  ackWaitMs?: number;
+}
+
+/** A running durable consumer. */
+export interface EventConsumer {
+  /** Stop fetching; the batch in progress finishes (and is acknowledged) first. */
+  close(): Promise<void>;
+}
+
+/** The port every bus implementation fulfils; checked by one contract suite (`@toolhub/bus/testing`). */
+export interface Bus {
+  /** Request/reply. @throws BusError `no_responders`, `timeout`, `closed` or `payload_too_large`. */
+  request(subject: string, data: Uint8Array, options: RequestOptions): Promise<BusReply>;
+  /** Serves requests on `subject`; with `queue`, replicas share the load. */
+  serve(subject: string, handler: RequestHandler, options?: SubscribeOptions): Promise<Subscription>;
+  /** Fire-and-forget publish (not durable). */
+  publish(subject: string, data: Uint8Array, headers?: Headers): void;
+  /** Receives published messages (and requests, which it must not answer). */
+  subscribe(subject: string, handler: MessageHandler, options?: SubscribeOptions): Promise<Subscription>;
+  /** Durably stores an event; resolves once stored. Duplicate `msgId`s are dropped. @throws BusError */
+  publishEvent(subject: string, data: Uint8Array, options: PublishEventOptions): Promise<void>;
+  /** Starts a durable, at-least-once consumer. */
+  consumeEvents(options: ConsumeOptions): Promise<EventConsumer>;
+  /** Largest payload accepted, in bytes. */
+  readonly maxPayload: number;
+  /** Drains subscriptions and consumers, then closes. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+/** Local errors of @toolhub/bus. Callers translate them to wire codes (see @toolhub/contracts). */
+
+export type BusErrorCode = 'no_responders' | 'timeout' | 'closed' | 'payload_too_large' | 'publish_failed' | 'connection_failed';
+
+/** A bus operation failed; `code` says how, so callers can map it without reading the message. */
+export class BusError extends Error {
+  override readonly name = 'BusError';
+
+  constructor(
+    readonly code: BusErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Type guard that follows `cause` chains. */
+export function isBusError(err: unknown, code?: BusErrorCode): err is BusError {
+  let current: unknown = err;
+  for (let i = 0; i < 8 && current; i++) {
+    if (current instanceof BusError) return code === undefined || current.code === code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,190 @@
+/**
+ * The closed set of ToolHub error codes, their gRPC status mapping, and the one error class that
+ * crosses service boundaries. Local, non-wire errors live in each lib's own errors.ts.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+import { type AppliedFix, ErrorCode, type ErrorInfo, type FieldViolation } from './gen/toolhub/v1/errors';
+
+/** Wire error codes, as short snake_case names (used in headers, events and logs). */
+export type ToolHubErrorCode =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'timeout'
+  | 'unavailable'
+  | 'rate_limited'
+  | 'permission_denied'
+  | 'failed'
+  | 'failed_precondition'
+  | 'already_exists'
+  | 'internal';
+
+interface CodeSpec {
+  proto: ErrorCode;
+  grpc: GrpcStatus;
+  /** Safe to retry unchanged. */
+  retryable: boolean;
+}
+
+const CODES: Record<ToolHubErrorCode, CodeSpec> = {
+  invalid_argument: { proto: ErrorCode.ERROR_CODE_INVALID_ARGUMENT, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  not_found: { proto: ErrorCode.ERROR_CODE_NOT_FOUND, grpc: GrpcStatus.NOT_FOUND, retryable: false },
+  timeout: { proto: ErrorCode.ERROR_CODE_TIMEOUT, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
+  unavailable: { proto: ErrorCode.ERROR_CODE_UNAVAILABLE, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  rate_limited: { proto: ErrorCode.ERROR_CODE_RATE_LIMITED, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  permission_denied: { proto: ErrorCode.ERROR_CODE_PERMISSION_DENIED, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
+  // A tool or upstream failed for a reason of its own; UNKNOWN, because it is neither the caller's fault nor ours.
+  failed: { proto: ErrorCode.ERROR_CODE_FAILED, grpc: GrpcStatus.UNKNOWN, retryable: false },
+  failed_precondition: { proto: ErrorCode.ERROR_CODE_FAILED_PRECONDITION, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  already_exists: { proto: ErrorCode.ERROR_CODE_ALREADY_EXISTS, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
+  internal: { proto: ErrorCode.ERROR_CODE_INTERNAL, grpc: GrpcStatus.INTERNAL, retryable: false },
+};
+
+/** Every wire error code. */
+export const TOOLHUB_ERROR_CODES = Object.keys(CODES) as readonly ToolHubErrorCode[];
+
+/** True when `value` names a ToolHub error code. */
+export function isToolHubErrorCode(value: unknown): value is ToolHubErrorCode {
+  return typeof value === 'string' && Object.hasOwn(CODES, value);
+}
+
+/** The gRPC status a ToolHub error code is returned as at the dispatcher edge. */
+export function grpcStatusOf(code: ToolHubErrorCode): GrpcStatus {
+  return CODES[code].grpc;
+}
+
+/** The ToolHub code for a gRPC status received by a client (INTERNAL when there is no closer one). */
+export function codeFromGrpcStatus(grpc: GrpcStatus): ToolHubErrorCode {
+  if (grpc === GrpcStatus.CANCELLED) return 'timeout';
+  const found = TOOLHUB_ERROR_CODES.find((c) => CODES[c].grpc === grpc);
+  return found ?? 'internal';
+}
+
+/** proto enum ↔ short name. */
+export function errorCodeToProto(code: ToolHubErrorCode): ErrorCode {
+  return CODES[code].proto;
+}
+export function errorCodeFromProto(code: ErrorCode): ToolHubErrorCode {
+  return TOOLHUB_ERROR_CODES.find((c) => CODES[c].proto === code) ?? 'internal';
+}
+
+/** Structured details of a {@link ToolHubError}. */
+export interface ToolHubErrorDetails {
+  violations?: FieldViolation[];
+  suggestions?: string[];
+  parentPath?: string;
+  fixes?: AppliedFix[];
+  retryable?: boolean;
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/**
+ * An error that crosses a service boundary: a code from the closed set, a message an LLM can act
+ * on, and structured details. Serialises to/from toolhub.v1.ErrorInfo.
+ */
+export class ToolHubError extends Error {
+  override readonly name = 'ToolHubError';
+  readonly violations: FieldViolation[];
+  readonly suggestions: string[];
+  readonly parentPath: string;
+  readonly fixes: AppliedFix[];
+  readonly retryable: boolean;
+  readonly retryAfterMs: number;
+
+  constructor(
+    readonly code: ToolHubErrorCode,
+    message: string,
+    details: ToolHubErrorDetails = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.violations = details.violations ?? [];
+    this.suggestions = details.suggestions ?? [];
+    this.parentPath = details.parentPath ?? '';
+    this.fixes = details.fixes ?? [];
+    this.retryable = details.retryable ?? CODES[code].retryable;
+    this.retryAfterMs = details.retryAfterMs ?? 0;
+  }
+
+  static invalidArgument(message: string, violations: Array<Partial<FieldViolation> & { field: string; message: string }> = [], fixes: AppliedFix[] = []): ToolHubError {
+    return new ToolHubError('invalid_argument', message, {
+      violations: violations.map((v) => ({ expected: '', example: '', ...v })),
+      fixes,
+    });
+  }
+
+  static notFound(message: string, suggestions: string[] = [], parentPath = ''): ToolHubError {
+    return new ToolHubError('not_found', message, { suggestions, parentPath });
+  }
+
+  static timeout(message: string): ToolHubError {
+    return new ToolHubError('timeout', message);
+  }
+
+  static unavailable(message: string, cause?: unknown): ToolHubError {
+    return new ToolHubError('unavailable', message, { cause });
+  }
+
+  static failed(message: string, cause?: unknown): ToolHubError {
+    return new ToolHubError('failed', message, { cause });
+  }
+
+  static internal(message: string, cause?: unknown): ToolHubError {
+    return new ToolHubError('internal', message, { cause });
+  }
+
+  /** The gRPC status this error maps to. */
+  get grpcStatus(): GrpcStatus {
+    return grpcStatusOf(this.code);
+  }
+
+  toErrorInfo(): ErrorInfo {
+    return {
+      code: errorCodeToProto(this.code),
+      message: this.message,
+      violations: this.violations,
+      suggestions: this.suggestions,
+      parentPath: this.parentPath,
+      fixes: this.fixes,
+      retryable: this.retryable,
+      retryAfterMs: this.retryAfterMs,
+    };
+  }
+
+  static fromErrorInfo(info: ErrorInfo): ToolHubError {
+    return new ToolHubError(errorCodeFromProto(info.code), info.message, {
+      violations: info.violations,
+      suggestions: info.suggestions,
+      parentPath: info.parentPath,
+      fixes: info.fixes,
+      retryable: info.retryable,
+      retryAfterMs: info.retryAfterMs,
+    });
+  }
+}
+
+/** Type guard that also looks through `cause` chains (errors wrapped by other libraries). */
+export function findToolHubError(err: unknown): ToolHubError | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (current instanceof ToolHubError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** True when `err` (or something in its cause chain) is a ToolHubError. */
+export function isToolHubError(err: unknown): err is ToolHubError {
+  return err instanceof ToolHubError;
+}
+
+/**
+ * Converts anything thrown into a ToolHubError. Unknown failures become `internal` — an unexpected
+ * failure is never dressed up as the caller's fault.
+ */
+export function toToolHubError(err: unknown, context = 'Unexpected failure'): ToolHubError {
+  const found = findToolHubError(err);
+  if (found) return found;
+  const detail = err instanceof Error ? err.message : String(err);
+  return ToolHubError.internal(`${context}: ${detail}. This is a ToolHub fault, not a problem with the call; retrying later may help.`, err);
+}

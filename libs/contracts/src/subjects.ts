@@ -1,0 +1,72 @@
+/**
+ * Every NATS subject ToolHub uses, in one place. Versioned (`toolhub.v1.…`) so a v2 can run beside v1.
+ * Provider names are validated by {@link assertProviderName} before they reach a subject, so a
+ * provider can never inject `.`, `*` or `>` into the subject space.
+ */
+import { assertProviderName } from './names';
+
+/** Root of every subject of this contract version. */
+export const SUBJECT_ROOT = 'toolhub.v1';
+
+/** The three adapter operations plus health. */
+export type AdapterOperation = 'list' | 'info' | 'run' | 'health';
+
+/** Queue group shared by every replica of one provider's adapter. */
+export function adapterQueueGroup(provider: string): string {
+  assertProviderName(provider);
+  return `toolhub-adapter-${provider}`;
+}
+
+/** `toolhub.v1.adapter.<provider>.<op>`: request/reply served by the provider's adapter. */
+export function adapterSubject(provider: string, op: AdapterOperation): string {
+  assertProviderName(provider);
+  return `${SUBJECT_ROOT}.adapter.${provider}.${op}`;
+}
+
+/** Wildcard over every adapter's operations, for discovery. */
+export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
+
+/** Broadcast: every live adapter replica answers, so callers can discover providers. */
+export const ADAPTER_DISCOVERY_SUBJECT = `${SUBJECT_ROOT}.discovery.ping`;
+
+/** Registry request/reply operations. */
+export type RegistryOperation = 'sync' | 'search' | 'preload' | 'info' | 'list';
+
+/** `toolhub.v1.registry.<op>`. */
+export function registrySubject(op: RegistryOperation): string {
+  return `${SUBJECT_ROOT}.registry.${op}`;
+}
+
+/** Durable event kinds on the JetStream stream. */
+export type EventKind = 'tool.called' | 'tool.invalidated' | 'catalog.changed';
+
+/** Name of the JetStream stream that holds every ToolHub event. */
+export const EVENTS_STREAM = 'TOOLHUB_EVENTS';
+
+/** All event subjects (the stream's subject filter). */
+export const EVENTS_WILDCARD = `${SUBJECT_ROOT}.events.>`;
+
+/** `toolhub.v1.events.<kind>.<provider>`. */
+export function eventSubject(kind: EventKind, provider: string): string {
+  assertProviderName(provider);
+  return `${SUBJECT_ROOT}.events.${kind}.${provider}`;
+}
+
+/** Subscription filter for one kind of event across providers. */
+export function eventWildcard(kind: EventKind): string {
+  return `${SUBJECT_ROOT}.events.${kind}.*`;
+}
+
+/** Reads the kind and provider back out of an event subject; undefined if it is not one. */
+export function parseEventSubject(subject: string): { kind: EventKind; provider: string } | undefined {
+  const prefix = `${SUBJECT_ROOT}.events.`;
+  if (!subject.startsWith(prefix)) return undefined;
+  const rest = subject.slice(prefix.length);
+  for (const kind of ['tool.called', 'tool.invalidated', 'catalog.changed'] as const) {
+    if (rest.startsWith(`${kind}.`)) {
+      const provider = rest.slice(kind.length + 1);
+      if (provider && !provider.includes('.')) return { kind, provider };
+    }
+  }
+  return undefined;
+}

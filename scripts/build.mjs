@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Builds one project with esbuild: bundles its own code and the @toolhub/* libs it imports
+// (resolved through tsconfig paths), keeps npm dependencies external.
+// Usage: node scripts/build.mjs <projectRoot> <entry...>
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+const [projectRoot, ...entries] = process.argv.slice(2);
+if (!projectRoot || entries.length === 0) {
+  console.error('usage: node scripts/build.mjs <projectRoot> <entry...>');
+  process.exit(2);
+}
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
+await build({
+  entryPoints: entries.map((e) => join(projectRoot, e)),
+  outdir: join('dist', projectRoot),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  tsconfig: 'tsconfig.base.json',
+  external: external.flatMap((name) => [name, `${name}/*`]),
+  logLevel: 'warning',
+});
+console.log(`built ${projectRoot} -> dist/${projectRoot} (${entries.map((e) => basename(e)).join(', ')})`);
