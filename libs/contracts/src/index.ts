@@ -73,6 +73,7 @@ export {
   adapterSubject,
   ADAPTER_WILDCARD,
   ADAPTER_DISCOVERY_SUBJECT,
+  ADAPTER_HEARTBEAT_SUBJECT,
   type RegistryOperation,
   registrySubject,
   type EventKind,
@@ -122,3 +123,6 @@ export {
   isToolHubError,
   toToolHubError,
 } from './errors';
+export { canonicalJson, contentHash } from './canonical';
+export { type ImportanceName, importanceFromName, importanceName } from './importance';
+export { PROTO_FILES, protoRoot } from './proto-files';

@@ -26,8 +26,11 @@ export function adapterSubject(provider: string, op: AdapterOperation): string {
 /** Wildcard over every adapter's operations, for discovery. */
 export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
 
-/** Broadcast: every live adapter replica answers, so callers can discover providers. */
+/** Broadcast asking every live adapter replica to publish a heartbeat now (e.g. a dispatcher starting). */
 export const ADAPTER_DISCOVERY_SUBJECT = `${SUBJECT_ROOT}.discovery.ping`;
+
+/** Each adapter replica publishes an AdapterHealthResponse here periodically and when pinged. */
+export const ADAPTER_HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.discovery.heartbeat`;
 
 /** Registry request/reply operations. */
 export type RegistryOperation = 'sync' | 'search' | 'preload' | 'info' | 'list';

@@ -1,0 +1,89 @@
+/**
+ * Calls an adapter's operations over the bus: the dispatcher's side of the adapter protocol.
+ * Injects the active trace context and the deadline into headers, and turns bus failures into
+ * wire errors an agent can act on.
+ */
+import { context, propagation } from '@opentelemetry/api';
+import { type Bus, type BusReply, type Headers, isBusError } from '@toolhub/bus';
+import {
+  AdapterHealthRequest,
+  AdapterHealthResponse,
+  AdapterInfoRequest,
+  AdapterInfoResponse,
+  AdapterListRequest,
+  AdapterListResponse,
+  type AdapterOperation,
+  AdapterRunRequest,
+  AdapterRunResponse,
+  adapterSubject,
+  HEADER_DEADLINE,
+  HEADER_REQUEST_ID,
+  ToolHubError,
+  type ToolInfo,
+} from '@toolhub/contracts';
+
+import { readReply } from './wire';
+
+export interface CallOptions {
+  /** Time budget of this call in milliseconds. */
+  timeoutMs: number;
+  requestId?: string;
+}
+
+/** Calls adapters by provider name. Errors are always ToolHubError. */
+export class AdapterClient {
+  constructor(private readonly bus: Bus) {}
+
+  async list(provider: string, path: string, recursive: boolean, options: CallOptions): Promise<AdapterListResponse> {
+    const reply = await this.call(provider, 'list', AdapterListRequest.encode({ path, recursive }).finish(), options);
+    return readReply(reply, (b) => AdapterListResponse.decode(b));
+  }
+
+  async info(provider: string, name: string, options: CallOptions): Promise<ToolInfo> {
+    const reply = await this.call(provider, 'info', AdapterInfoRequest.encode({ name }).finish(), options);
+    const res = readReply(reply, (b) => AdapterInfoResponse.decode(b));
+    if (!res.tool) throw ToolHubError.internal(`Adapter ${provider} answered an info request without a tool`);
+    return res.tool;
+  }
+
+  /** Runs a tool; the request's deadline is also sent as a header and bounds the bus timeout. */
+  async run(provider: string, request: AdapterRunRequest, options: CallOptions): Promise<AdapterRunResponse> {
+    const reply = await this.call(provider, 'run', AdapterRunRequest.encode(request).finish(), options);
+    return readReply(reply, (b) => AdapterRunResponse.decode(b));
+  }
+
+  async health(provider: string, options: CallOptions): Promise<AdapterHealthResponse> {
+    const reply = await this.call(provider, 'health', AdapterHealthRequest.encode({}).finish(), options);
+    return readReply(reply, (b) => AdapterHealthResponse.decode(b));
+  }
+
+  private async call(provider: string, op: AdapterOperation, data: Uint8Array, options: CallOptions): Promise<BusReply> {
+    const subject = adapterSubject(provider, op);
+    const headers: Headers = { [HEADER_DEADLINE]: String(Date.now() + options.timeoutMs) };
+    if (options.requestId) headers[HEADER_REQUEST_ID] = options.requestId;
+    propagation.inject(context.active(), headers);
+    try {
+      return await this.bus.request(subject, data, { timeoutMs: Math.max(1, options.timeoutMs), headers });
+    } catch (err) {
+      throw busFailure(err, provider, op, options.timeoutMs);
+    }
+  }
+}
+
+/** Maps a bus failure to the wire error an agent sees. */
+function busFailure(err: unknown, provider: string, op: AdapterOperation, timeoutMs: number): ToolHubError {
+  if (isBusError(err, 'no_responders')) {
+    return new ToolHubError('unavailable', `No adapter for provider ${JSON.stringify(provider)} is running (no responders on the bus).`, { cause: err, retryable: true });
+  }
+  if (isBusError(err, 'timeout')) {
+    return new ToolHubError('timeout', `Provider ${JSON.stringify(provider)} did not answer the ${op} request within ${timeoutMs} ms.`, { cause: err });
+  }
+  if (isBusError(err, 'payload_too_large')) {
+    return ToolHubError.invalidArgument(`The ${op} request is larger than the bus accepts; send smaller arguments.`, [{ field: 'arguments', message: 'too large' }]);
+  }
+  if (isBusError(err, 'closed') || isBusError(err, 'connection_failed')) {
+    return new ToolHubError('unavailable', 'The message bus is not connected; retry shortly.', { cause: err, retryable: true });
+  }
+  if (err instanceof ToolHubError) return err;
+  return ToolHubError.internal(`Calling provider ${provider} (${op}) failed: ${(err as Error)?.message ?? String(err)}`, err);
+}

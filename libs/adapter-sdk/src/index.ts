@@ -1,0 +1,12 @@
+/**
+ * @toolhub/adapter-sdk — what an adapter team uses: implement list/info/run (or define tools in
+ * code with staticCatalog), call serveAdapter, done. Also the dispatcher's AdapterClient.
+ * Any new export added here becomes public API for every adapter team.
+ */
+export type { JsonSchema, RunContext, ToolResult, ListResult, AdapterOperations, AdapterDefinition, ToolDefinition } from './types';
+export { type StaticCatalog, staticCatalog, listCatalog, toolNotFound, toToolInfo, toSummary, summarize } from './catalog';
+export { type SdkLogger, type ServeAdapterOptions, type AdapterService, serveAdapter } from './server';
+export { type CallOptions, AdapterClient } from './client';
+export { errorReply, okReply, readReply } from './wire';
+export { type IdempotencyOptions, IdempotencyCache } from './idempotency';
+export { textResult, jsonResult, toolError } from './results';

@@ -1,0 +1,233 @@
+/**
+ * Serves an adapter's three operations (plus health) on the bus, in a queue group per provider so
+ * replicas share the load. Honours deadlines, maps thrown errors to wire codes, continues the
+ * caller's trace, replays idempotent calls, announces the catalog and publishes heartbeats.
+ */
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
+import {
+  ADAPTER_DISCOVERY_SUBJECT,
+  ADAPTER_HEARTBEAT_SUBJECT,
+  AdapterHealthResponse,
+  AdapterInfoRequest,
+  AdapterInfoResponse,
+  AdapterListRequest,
+  AdapterListResponse,
+  adapterQueueGroup,
+  AdapterRunRequest,
+  AdapterRunResponse,
+  adapterSubject,
+  assertProviderName,
+  CatalogAnnouncement,
+  contentHash,
+  HEADER_DEADLINE,
+  registrySubject,
+  RunStatus,
+  ToolHubError,
+} from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
+
+import { IdempotencyCache } from './idempotency';
+import type { AdapterDefinition, RunContext, ToolResult } from './types';
+import { errorReply, okReply } from './wire';
+
+/** Minimal logger interface (pino-compatible), so the SDK does not force a logging library. */
+export interface SdkLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ServeAdapterOptions {
+  /** Unique id of this replica. @default random UUID */
+  instanceId?: string;
+  /** How often to publish a heartbeat. @default 5000 */
+  heartbeatIntervalMs?: number;
+  /** Deadline applied when a run request carries none. @default 30000 */
+  defaultTimeoutMs?: number;
+  /** How long close() waits for in-flight runs before aborting them. @default 10000 */
+  drainTimeoutMs?: number;
+  /** Announce the catalog to the registry at start-up. @default true */
+  announceOnStart?: boolean;
+  logger?: SdkLogger;
+}
+
+/** A running adapter replica. */
+export interface AdapterService {
+  readonly provider: string;
+  readonly instanceId: string;
+  /** Runs currently executing. */
+  readonly inFlight: number;
+  /** Publishes the current catalog to the registry (call after the tool set changes). */
+  announce(): Promise<void>;
+  /** Stops taking work, waits for in-flight runs (up to drainTimeoutMs), then aborts the rest. */
+  close(): Promise<void>;
+}
+
+const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
+const tracer = trace.getTracer('@toolhub/adapter-sdk');
+
+/** Starts serving `adapter` on `bus`. @throws ToolHubError invalid_argument for a bad provider name. */
+export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options: ServeAdapterOptions = {}): Promise<AdapterService> {
+  assertProviderName(adapter.provider);
+  const provider = adapter.provider;
+  const instanceId = options.instanceId ?? randomUUID();
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+  const log = options.logger ?? silentLogger;
+  const startedUnixMs = Date.now();
+  const queue = adapterQueueGroup(provider);
+  const idempotency = new IdempotencyCache<Uint8Array>();
+  const running = new Set<AbortController>();
+  let closing = false;
+
+  const guard = (handler: (msg: BusMessage) => Promise<Uint8Array>) => async (msg: BusMessage): Promise<BusReply> => {
+    if (closing) return errorReply(ToolHubError.unavailable(`Adapter ${provider} replica ${instanceId} is shutting down; retry to reach another replica.`));
+    try {
+      return okReply(await handler(msg));
+    } catch (err) {
+      const reply = errorReply(err);
+      if (!(err instanceof ToolHubError)) log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
+      return reply;
+    }
+  };
+
+  const decode = <T>(decoder: { decode(b: Uint8Array): T }, data: Uint8Array, what: string): T => {
+    try {
+      return decoder.decode(data);
+    } catch (err) {
+      throw new ToolHubError('invalid_argument', `Malformed ${what} message: ${(err as Error).message}`, { cause: err });
+    }
+  };
+
+  const health = async (): Promise<AdapterHealthResponse> => {
+    const h = adapter.health ? await adapter.health().catch((e: Error) => ({ healthy: false, detail: e.message })) : { healthy: true, detail: 'ok' };
+    const tools = await adapter.catalog().catch(() => []);
+    return { provider, healthy: h.healthy && !closing, detail: closing ? 'stopping' : h.detail, instanceId, toolCount: tools.length, startedUnixMs };
+  };
+
+  const heartbeat = async (): Promise<void> => {
+    try {
+      bus.publish(ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse.encode(await health()).finish());
+    } catch (err) {
+      log.warn({ err }, 'heartbeat publish failed');
+    }
+  };
+
+  const runOnce = async (msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> => {
+    const headerDeadline = Number(msg.headers[HEADER_DEADLINE] ?? 0);
+    const deadline = req.deadlineUnixMs || headerDeadline || Date.now() + defaultTimeoutMs;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw ToolHubError.timeout(`The deadline of ${req.name} passed before the adapter could start it; give the call more time (timeout_ms).`);
+    const controller = new AbortController();
+    running.add(controller);
+    let timer: NodeJS.Timeout | undefined;
+    const ctx: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
+    try {
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort(new Error('deadline exceeded'));
+          reject(ToolHubError.timeout(`Tool ${provider}:${req.name} did not finish within ${remaining} ms and was cancelled. Retry with a larger timeout_ms or smaller input.`));
+        }, remaining);
+      });
+      const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired]);
+      return AdapterRunResponse.encode({
+        status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
+        content: result.content,
+        errorMessage: result.isError ? (result.errorMessage ?? 'The tool reported an error.') : '',
+        structured: result.structured,
+      }).finish();
+    } finally {
+      clearTimeout(timer);
+      running.delete(controller);
+    }
+  };
+
+  const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
+    const req = decode(AdapterRunRequest, msg.data, 'run request');
+    const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
+    return tracer.startActiveSpan(
+      `adapter.run ${provider}:${req.name}`,
+      { kind: SpanKind.SERVER, attributes: { 'toolhub.provider': provider, 'toolhub.tool': req.name, 'toolhub.instance': instanceId } },
+      parent,
+      async (span) => {
+        try {
+          const exec = () => runOnce(msg, req);
+          return await (req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec());
+        } catch (err) {
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  };
+
+  const subs: Subscription[] = [];
+  subs.push(
+    await bus.serve(
+      adapterSubject(provider, 'list'),
+      guard(async (msg) => {
+        const req = decode(AdapterListRequest, msg.data, 'list request');
+        return AdapterListResponse.encode(await adapter.listTools(req.path, req.recursive)).finish();
+      }),
+      { queue },
+    ),
+    await bus.serve(
+      adapterSubject(provider, 'info'),
+      guard(async (msg) => {
+        const req = decode(AdapterInfoRequest, msg.data, 'info request');
+        return AdapterInfoResponse.encode({ tool: await adapter.getToolInfo(req.name) }).finish();
+      }),
+      { queue },
+    ),
+    await bus.serve(adapterSubject(provider, 'run'), guard((msg) => context.with(ROOT_CONTEXT, () => handleRun(msg))), { queue }),
+    await bus.serve(adapterSubject(provider, 'health'), guard(async () => AdapterHealthResponse.encode(await health()).finish()), { queue }),
+    await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => heartbeat()),
+  );
+
+  const announce = async (): Promise<void> => {
+    const tools = await adapter.catalog();
+    const announcement: CatalogAnnouncement = {
+      provider,
+      instanceId,
+      tools,
+      catalogVersion: contentHash(tools.map((t) => [t.name, t.version])),
+      announcedUnixMs: Date.now(),
+    };
+    bus.publish(registrySubject('sync'), CatalogAnnouncement.encode(announcement).finish());
+  };
+
+  const heartbeatTimer = setInterval(() => void heartbeat(), heartbeatIntervalMs);
+  heartbeatTimer.unref();
+  await heartbeat();
+  if (options.announceOnStart ?? true) await announce().catch((err) => log.warn({ err }, 'catalog announcement failed'));
+  log.info({ provider, instanceId }, 'adapter serving');
+
+  let closed: Promise<void> | undefined;
+  return {
+    provider,
+    instanceId,
+    get inFlight() {
+      return running.size;
+    },
+    announce,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        clearInterval(heartbeatTimer);
+        await heartbeat(); // tells dispatchers this replica is going, so they stop routing to it
+        // Stop taking work first; closing a subscription waits for its in-flight handlers.
+        const unsubscribed = Promise.all(subs.map((s) => s.close()));
+        const deadline = Date.now() + drainTimeoutMs;
+        while (running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        for (const c of running) c.abort(new Error('adapter shutting down'));
+        await unsubscribed;
+      })();
+      return closed;
+    },
+  };
+}

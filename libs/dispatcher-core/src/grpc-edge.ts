@@ -1,0 +1,122 @@
+/**
+ * The gRPC edge of the ToolHub service: decodes requests defensively (a malformed or oversized
+ * message is INVALID_ARGUMENT, never a crash), continues the caller's trace, and maps ToolHubError
+ * to a gRPC status plus a `toolhub-error-bin` trailer holding the structured ErrorInfo.
+ */
+import {
+  type handleUnaryCall,
+  Metadata,
+  type sendUnaryData,
+  type ServerErrorResponse,
+  type ServerUnaryCall,
+  status as GrpcStatus,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
+import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, ToolHubService, toToolHubError } from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
+
+import type { CallContext } from './dispatcher';
+
+/** Marks a request that could not be decoded; handlers reject it before doing anything. */
+const DECODE_ERROR = Symbol('toolhub.decodeError');
+type Decoded<T> = T | { [DECODE_ERROR]: ToolHubError };
+
+const metadataGetter: TextMapGetter<Metadata> = {
+  get: (carrier, key) => {
+    const values = carrier.get(key);
+    return values.length ? values.map(String) : undefined;
+  },
+  keys: (carrier) => Object.keys(carrier.getMap()),
+};
+
+const tracer = trace.getTracer('@toolhub/dispatcher-core');
+
+/**
+ * The ToolHub service definition with defensive request decoders: size checked against
+ * `maxMessageBytes` and decode failures turned into a clear INVALID_ARGUMENT.
+ */
+export function guardedServiceDefinition(maxMessageBytes: number): typeof ToolHubService {
+  const guarded = { ...ToolHubService } as Record<string, unknown>;
+  for (const [method, def] of Object.entries(ToolHubService)) {
+    guarded[method] = {
+      ...def,
+      requestDeserialize: (buf: Buffer): unknown => {
+        if (buf.length > maxMessageBytes) {
+          return {
+            [DECODE_ERROR]: ToolHubError.invalidArgument(
+              `The ${def.path} request is ${buf.length} bytes; the limit is ${maxMessageBytes} bytes (TOOLHUB_MAX_MESSAGE_BYTES). Send smaller arguments, e.g. pass a file path instead of file contents.`,
+              [{ field: '/', message: 'message too large', expected: `at most ${maxMessageBytes} bytes` }],
+            ),
+          };
+        }
+        try {
+          return def.requestDeserialize(buf);
+        } catch (err) {
+          return {
+            [DECODE_ERROR]: ToolHubError.invalidArgument(
+              `The ${def.path} request could not be decoded as toolhub.v1 protobuf (${(err as Error).message}); check that arguments is a JSON object and strings are valid UTF-8.`,
+              [{ field: '/', message: 'malformed message' }],
+            ),
+          };
+        }
+      },
+    };
+  }
+  return guarded as typeof ToolHubService;
+}
+
+/** The gRPC status error for any failure, with the ErrorInfo trailer. */
+export function toGrpcError(err: unknown): ServerErrorResponse {
+  const e = toToolHubError(err);
+  const metadata = new Metadata();
+  metadata.set(GRPC_ERROR_TRAILER, Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()));
+  let details = e.message;
+  if (e.suggestions.length && !details.includes(e.suggestions[0]!)) details += ` Suggestions: ${e.suggestions.join(', ')}.`;
+  return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
+}
+
+/** Wraps a dispatcher method as a grpc-js unary handler with tracing and error mapping. */
+export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res): handleUnaryCall<Decoded<Req>, Res> {
+  return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
+    const rawDeadline = call.getDeadline();
+    const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
+    const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
+    tracer.startActiveSpan(`toolhub.v1.ToolHub/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
+      const finish = (err: unknown, res?: Res) => {
+        if (err) {
+          const grpcErr = toGrpcError(err);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: grpcErr.details });
+          span.setAttribute('rpc.grpc.status_code', grpcErr.code ?? GrpcStatus.UNKNOWN);
+          callback(grpcErr);
+        } else {
+          callback(null, res);
+        }
+        span.end();
+      };
+      const req = call.request;
+      if (req !== null && typeof req === 'object' && DECODE_ERROR in req) {
+        finish(req[DECODE_ERROR]);
+        return;
+      }
+      context.with(trace.setSpan(context.active(), span), () => {
+        Promise.resolve()
+          .then(() => fn(req as Req, { deadline, requestId }))
+          .then(
+            (res) => finish(null, res),
+            (err: unknown) => finish(err),
+          );
+      });
+    });
+  };
+}
+
+/** A handler for an operation that exists in the contract but is not served by this build. */
+export function unimplemented(what: string): handleUnaryCall<unknown, unknown> {
+  return (_call, callback) => {
+    callback(Object.assign(new Error(what), { code: GrpcStatus.UNIMPLEMENTED, details: what, metadata: new Metadata() }));
+  };
+}
+
+export type { UntypedServiceImplementation };

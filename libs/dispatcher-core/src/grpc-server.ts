@@ -1,0 +1,92 @@
+/**
+ * Starts the agent-facing gRPC server: the ToolHub service, the standard health service
+ * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { PROTO_FILES, protoRoot } from '@toolhub/contracts';
+import { HealthImplementation } from 'grpc-health-check';
+
+import type { Dispatcher } from './dispatcher';
+import { guardedServiceDefinition, unary, unimplemented } from './grpc-edge';
+
+export interface GrpcServerOptions {
+  /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
+  host?: string;
+  /** 0 picks a free port. @default 50051 */
+  port?: number;
+  /** Handlers for operations served elsewhere (registry-backed search and preload). */
+  extra?: {
+    searchTools?: Parameters<typeof unary>[1];
+    getPreloadSet?: Parameters<typeof unary>[1];
+  };
+}
+
+export interface RunningGrpcServer {
+  readonly server: Server;
+  readonly port: number;
+  /** `host:port` to dial. */
+  readonly address: string;
+  readonly health: HealthImplementation;
+  /** Stops accepting calls, lets in-flight calls finish for up to `graceMs`, then forces. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const SERVICE_NAME = 'toolhub.v1.ToolHub';
+
+export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
+  const host = options.host ?? '127.0.0.1';
+  const maxMessageBytes = dispatcher.options.maxMessageBytes;
+  const server = new Server({
+    // grpc-js rejects far larger messages before our decoder runs; ours gives the clearer error.
+    'grpc.max_receive_message_length': Math.min(maxMessageBytes * 4, 64 * 1024 * 1024),
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+  });
+  server.addService(guardedServiceDefinition(maxMessageBytes), {
+    listTools: unary('ListTools', (req, call) => dispatcher.listTools(req as never, call)),
+    getToolInfo: unary('GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
+    runTool: unary('RunTool', (req, call) => dispatcher.runTool(req as never, call)),
+    listProviders: unary('ListProviders', () => dispatcher.listProviders()),
+    searchTools: options.extra?.searchTools
+      ? unary('SearchTools', options.extra.searchTools)
+      : unimplemented('SearchTools is served by the registry, which is not running in this deployment; use tool_list to browse instead.'),
+    getPreloadSet: options.extra?.getPreloadSet
+      ? unary('GetPreloadSet', options.extra.getPreloadSet)
+      : unimplemented('GetPreloadSet is served by the registry, which is not running in this deployment.'),
+  });
+
+  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+
+  const root = protoRoot();
+  const definitions = loadSync(PROTO_FILES, { includeDirs: [root], keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true });
+  new ReflectionService(definitions).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${options.port ?? 50051}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    address: `${host}:${port}`,
+    health,
+    close(graceMs = 5000) {
+      closed ??= new Promise<void>((resolve) => {
+        health.setStatus('', 'NOT_SERVING');
+        health.setStatus(SERVICE_NAME, 'NOT_SERVING');
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Which providers exist right now: built from the heartbeats every adapter replica publishes.
+ * Used to name the known providers in errors and to answer ListProviders.
+ */
+import type { Bus, Subscription } from '@toolhub/bus';
+import { ADAPTER_DISCOVERY_SUBJECT, ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse, type ProviderStatus } from '@toolhub/contracts';
+
+interface Replica {
+  health: AdapterHealthResponse;
+  lastSeen: number;
+}
+
+export class ProviderDirectory {
+  private readonly replicas = new Map<string, Map<string, Replica>>();
+  private subscription?: Subscription;
+
+  private constructor(
+    private readonly bus: Bus,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Subscribes to heartbeats and asks every adapter to announce itself now. */
+  static async start(bus: Bus, ttlMs: number): Promise<ProviderDirectory> {
+    const dir = new ProviderDirectory(bus, ttlMs);
+    dir.subscription = await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (msg) => {
+      try {
+        dir.record(AdapterHealthResponse.decode(msg.data));
+      } catch {
+        // A malformed heartbeat must not stop discovery; the sender shows up as missing.
+      }
+    });
+    bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
+    return dir;
+  }
+
+  /** Records one heartbeat; a replica that says it is stopping is dropped at once. */
+  record(health: AdapterHealthResponse, now = Date.now()): void {
+    let byInstance = this.replicas.get(health.provider);
+    if (!byInstance) this.replicas.set(health.provider, (byInstance = new Map()));
+    if (!health.healthy && health.detail === 'stopping') byInstance.delete(health.instanceId);
+    else byInstance.set(health.instanceId, { health, lastSeen: now });
+  }
+
+  /** Providers with at least one live replica, sorted. */
+  known(now = Date.now()): string[] {
+    return this.status(now).map((p) => p.provider);
+  }
+
+  /** Has `provider` been seen alive recently? */
+  has(provider: string, now = Date.now()): boolean {
+    return this.known(now).includes(provider);
+  }
+
+  status(now = Date.now()): ProviderStatus[] {
+    const out: ProviderStatus[] = [];
+    for (const [provider, byInstance] of this.replicas) {
+      const live = [...byInstance.values()].filter((r) => now - r.lastSeen <= this.ttlMs);
+      if (live.length === 0) continue;
+      const healthy = live.filter((r) => r.health.healthy);
+      out.push({
+        provider,
+        healthy: healthy.length > 0,
+        toolCount: Math.max(...live.map((r) => r.health.toolCount)),
+        replicas: live.length,
+        detail: healthy.length > 0 ? 'ok' : (live[0]?.health.detail ?? 'unhealthy'),
+      });
+    }
+    return out.sort((a, b) => a.provider.localeCompare(b.provider));
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.close();
+  }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: contract checks, type checks, lint, unit and integration
+# tests against real local services. Ends with one line "N passed, N failed".
+# Fails loudly when a service cannot be started: integration suites are never skipped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p tmp
+failed_steps=()
+step() {
+  local name="$1"; shift
+  echo "==> $name"
+  if ! "$@"; then failed_steps+=("$name"); echo "!! step failed: $name"; fi
+}
+
+step "proto: generate" node scripts/gen-proto.mjs
+step "proto: breaking-change check" node scripts/proto-check.mjs
+step "typecheck" npx tsc -p tsconfig.json
+step "lint" npx eslint .
+
+echo "==> services"
+if ! services_env="$(bash scripts/services.sh up)"; then
+  echo "!! local services could not be started (see above); integration suites cannot run" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+eval "$(echo "$services_env" | grep -E '^(export )?[A-Z_]+_URL=')"
+export NATS_URL REDIS_URL MONGO_URL
+
+echo "==> jest (unit + integration)"
+npx jest --ci --runInBand --json --outputFile=tmp/jest-results.json
+jest_rc=$?
+
+summary="$(node -e '
+  const r = require("./tmp/jest-results.json");
+  const suitesFailedToRun = r.testResults.filter((t) => t.status === "failed" && t.assertionResults.length === 0).length;
+  console.log(JSON.stringify({ passed: r.numPassedTests, failed: r.numFailedTests + suitesFailedToRun, skipped: r.numPendingTests + r.numTodoTests, total: r.numTotalTests }));
+' 2>/dev/null || echo '{"passed":0,"failed":1,"skipped":0,"total":0}')"
+passed=$(node -e "console.log(JSON.parse(process.argv[1]).passed)" "$summary")
+failed=$(node -e "console.log(JSON.parse(process.argv[1]).failed)" "$summary")
+skipped=$(node -e "console.log(JSON.parse(process.argv[1]).skipped)" "$summary")
+total=$(node -e "console.log(JSON.parse(process.argv[1]).total)" "$summary")
+
+# Steps outside Jest count as one failed check each.
+failed=$((failed + ${#failed_steps[@]}))
+if [ "$skipped" != "0" ]; then
+  echo "!! $skipped tests were skipped; no suite may be skipped silently" >&2
+  failed=$((failed + 1))
+fi
+if [ "$total" = "0" ]; then
+  echo "!! no tests ran" >&2
+  failed=$((failed + 1))
+fi
+[ ${#failed_steps[@]} -gt 0 ] && echo "failed steps: ${failed_steps[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" = "0" ] && [ "$jest_rc" = "0" ]
