@@ -53,9 +53,11 @@ export function guardedServiceDefinition(maxMessageBytes: number): typeof ToolHu
         try {
           return def.requestDeserialize(buf);
         } catch (err) {
+          const reason = (err as Error).message;
+          const advice = /recursion/i.test(reason) ? 'the arguments nest too deeply; flatten them' : 'check that arguments is a JSON object and strings are valid UTF-8';
           return {
             [DECODE_ERROR]: ToolHubError.invalidArgument(
-              `The ${def.path} request could not be decoded as toolhub.v1 protobuf (${(err as Error).message}); check that arguments is a JSON object and strings are valid UTF-8.`,
+              `The ${def.path} request could not be decoded as toolhub.v1 protobuf (${reason}); ${advice}.`,
               [{ field: '/', message: 'malformed message' }],
             ),
           };

@@ -8,3 +8,4 @@ export { ProviderDirectory } from './providers';
 export { type GrpcServerOptions, type RunningGrpcServer, startGrpcServer } from './grpc-server';
 export { toGrpcError, guardedServiceDefinition } from './grpc-edge';
 export { checkArgumentDepth } from './arguments';
+export { type RunningDispatcher, startDispatcher } from './start';

@@ -1,0 +1,30 @@
+/** adapter-local as its own process: TypeScript tools served on NATS under provider `local`. */
+import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
+import { createLocalTools } from '@toolhub/local-tools';
+import { onShutdown } from '@toolhub/runtime';
+import { createLogger, initTelemetry } from '@toolhub/telemetry';
+import { mkdirSync } from 'node:fs';
+
+import { adapterLocalConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = adapterLocalConfig.load();
+  const telemetry = initTelemetry({ serviceName: 'adapter-local' });
+  const log = createLogger({ name: 'adapter-local', level: config.logLevel });
+  mkdirSync(config.root, { recursive: true });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', onStatus: (status) => log.info({ status }, 'nats status') });
+  const catalog = staticCatalog('local', createLocalTools({ root: config.root }));
+  const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log });
+  log.info({ provider: 'local', instanceId: service.instanceId, tools: catalog.tools.size, root: config.root }, 'adapter-local ready');
+  onShutdown(log, [
+    { name: 'adapter', run: () => service.close() },
+    { name: 'bus', run: () => bus.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`adapter-local failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,16 @@
+/** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
+import { defineConfig, zDuration } from '@toolhub/config';
+import { z } from 'zod';
+
+export const dispatcherConfig = defineConfig({
+  natsUrl: { env: 'NATS_URL', schema: z.string().min(1).default('nats://127.0.0.1:4222'), description: 'NATS server URL(s), comma-separated' },
+  grpcHost: { env: 'TOOLHUB_GRPC_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface the gRPC API listens on (0.0.0.0 in containers)' },
+  grpcPort: { env: 'TOOLHUB_GRPC_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50051), description: 'Port of the agent gRPC API' },
+  maxMessageBytes: {
+    env: 'TOOLHUB_MAX_MESSAGE_BYTES',
+    schema: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+    description: 'Largest request accepted at the gRPC edge, in bytes',
+  },
+  defaultRunTimeoutMs: { env: 'TOOLHUB_DEFAULT_TIMEOUT', schema: zDuration({ min: '1ms', max: '5m' }).default(30_000), description: 'Run timeout when neither call nor tool sets one ("30s")' },
+  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
+});

@@ -1,0 +1,33 @@
+/** The dispatcher as its own process: gRPC in, NATS out. */
+import { NatsBus } from '@toolhub/bus';
+import { startDispatcher } from '@toolhub/dispatcher-core';
+import { onShutdown } from '@toolhub/runtime';
+import { createLogger, initTelemetry } from '@toolhub/telemetry';
+
+import { dispatcherConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = dispatcherConfig.load();
+  const telemetry = initTelemetry({ serviceName: 'dispatcher' });
+  const log = createLogger({ name: 'dispatcher', level: config.logLevel });
+  const bus = await NatsBus.connect({
+    servers: config.natsUrl.split(','),
+    name: 'toolhub-dispatcher',
+    onStatus: (status) => log.info({ status }, 'nats status'),
+  });
+  const running = await startDispatcher(bus, {
+    dispatcher: { maxMessageBytes: config.maxMessageBytes, defaultRunTimeoutMs: config.defaultRunTimeoutMs },
+    grpc: { host: config.grpcHost, port: config.grpcPort },
+  });
+  log.info({ address: running.grpc.address }, `dispatcher listening on ${running.grpc.address}`);
+  onShutdown(log, [
+    { name: 'grpc', run: () => running.close() },
+    { name: 'bus', run: () => bus.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`dispatcher failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,163 @@
+import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { InProcessBus } from '@toolhub/bus';
+import { RunStatus, ToolHubService } from '@toolhub/contracts';
+
+import { type RunningDispatcher, startDispatcher } from '../src';
+import { connectClient, failure, type TestClient } from './support/grpc-client';
+
+const objectSchema = { type: 'object', properties: { text: { type: 'string' } } };
+let lastSlowSignal: AbortSignal | undefined;
+let lastDeadline = 0;
+
+const tools: ToolDefinition<never>[] = [
+  { name: 'echo_text', path: 'text', description: 'Echoes text back.', inputSchema: objectSchema, run: async (a: { text?: string }) => textResult(a.text ?? '') },
+  { name: 'always_fails', path: 'text', description: 'Reports a failure.', inputSchema: objectSchema, run: async () => toolError('the thing is broken; try echo_text') },
+  {
+    name: 'slow_wait',
+    path: 'time',
+    description: 'Waits a long time.',
+    inputSchema: objectSchema,
+    run: (_a, ctx) => {
+      lastSlowSignal = ctx.signal;
+      lastDeadline = ctx.deadline;
+      return new Promise((resolve) => {
+        const t = setTimeout(() => resolve(textResult('done')), 10_000);
+        ctx.signal.addEventListener('abort', () => clearTimeout(t));
+      });
+    },
+  },
+];
+
+describe('dispatcher over the in-process bus', () => {
+  let bus: InProcessBus;
+  let adapter: AdapterService;
+  let running: RunningDispatcher;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    bus = new InProcessBus();
+    adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
+    running = await startDispatcher(bus, { dispatcher: { maxMessageBytes: 64 * 1024, maxArgumentDepth: 8 }, grpc: { port: 0 } });
+    client = connectClient(running.grpc.address);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await running.close(100);
+    await adapter.close();
+    await bus.close();
+  });
+
+  it('lists the running providers at the root', async () => {
+    const res = await client.listTools({});
+    expect(res.categories.map((c) => c.name)).toEqual(['local']);
+    expect(res.hint).toContain('local');
+  });
+
+  it('lists a provider root as categories with a hint for the next step', async () => {
+    const res = await client.listTools({ provider: 'local' });
+    expect(res.categories.map((c) => c.path)).toEqual(['text', 'time']);
+    expect(res.hint).toContain('tool_list');
+  });
+
+  it('returns the full info of a tool', async () => {
+    const res = await client.getToolInfo({ provider: 'local', name: 'echo_text' });
+    expect(res.tool).toMatchObject({ id: 'local:echo_text', path: 'text', inputSchema: objectSchema });
+  });
+
+  it('runs a tool and says who served it', async () => {
+    const res = await client.runTool({ provider: 'local', name: 'echo_text', arguments: { text: 'hi' } });
+    expect(res).toMatchObject({ status: RunStatus.RUN_STATUS_OK, servedBy: 'local:echo_text', attempts: 1 });
+    expect(res.content).toEqual([{ text: 'hi' }]);
+  });
+
+  it('reports a tool that ran and failed as TOOL_ERROR with its message', async () => {
+    const res = await client.runTool({ provider: 'local', name: 'always_fails' });
+    expect(res.status).toBe(RunStatus.RUN_STATUS_TOOL_ERROR);
+    expect(res.error?.message).toContain('try echo_text');
+  });
+
+  it('answers an unknown provider with NOT_FOUND naming the known providers', async () => {
+    const err = await failure(client.runTool({ provider: 'nope', name: 'echo_text' }));
+    expect(err.code).toBe(status.NOT_FOUND);
+    expect(err.details).toContain('Known providers: local');
+    expect(err.info?.suggestions).toEqual(['local']);
+  });
+
+  it('answers an unknown tool with NOT_FOUND, close names and the parent path', async () => {
+    const err = await failure(client.getToolInfo({ provider: 'local', name: 'echo_txt' }));
+    expect(err.code).toBe(status.NOT_FOUND);
+    expect(err.info?.suggestions[0]).toBe('echo_text');
+    expect(err.info?.parentPath).toBe('text');
+  });
+
+  it('rejects a missing provider and a malformed name with INVALID_ARGUMENT', async () => {
+    const missing = await failure(client.runTool({ name: 'echo_text' }));
+    expect(missing.code).toBe(status.INVALID_ARGUMENT);
+    expect(missing.details).toContain('Provider is required');
+    const bad = await failure(client.getToolInfo({ provider: 'local', name: 'Echo-Text' }));
+    expect(bad.code).toBe(status.INVALID_ARGUMENT);
+    expect(bad.details).toContain('"echo_text"');
+  });
+
+  it('rejects an oversized request with INVALID_ARGUMENT naming the limit', async () => {
+    const err = await failure(client.runTool({ provider: 'local', name: 'echo_text', arguments: { text: 'x'.repeat(100_000) } }));
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(err.details).toContain('limit is 65536 bytes');
+  });
+
+  it('rejects bytes that are not a valid request with INVALID_ARGUMENT', async () => {
+    const def = ToolHubService.runTool;
+    const garbage = await new Promise<{ code?: number; details?: string }>((resolve) => {
+      client.raw.makeUnaryRequest(def.path, (b: Buffer) => b, def.responseDeserialize, Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), new Metadata(), {}, (err) => resolve(err ?? {}));
+    });
+    expect(garbage.code).toBe(status.INVALID_ARGUMENT);
+    expect(garbage.details).toContain('could not be decoded');
+  });
+
+  it('rejects arguments nested past the depth limit', async () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 12; i++) deep = { d: deep };
+    const err = await failure(client.runTool({ provider: 'local', name: 'echo_text', arguments: deep }));
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(err.details).toContain('deeper than the limit of 8');
+    let absurd: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 200; i++) absurd = { d: absurd };
+    const decodeErr = await failure(client.runTool({ provider: 'local', name: 'echo_text', arguments: absurd }));
+    expect(decodeErr.code).toBe(status.INVALID_ARGUMENT);
+    expect(decodeErr.details).toContain('nest too deeply');
+  });
+
+  it('times out a slow tool at timeout_ms, cancels it, and keeps serving', async () => {
+    const err = await failure(client.runTool({ provider: 'local', name: 'slow_wait', timeoutMs: 100 }));
+    expect(err.code).toBe(status.DEADLINE_EXCEEDED);
+    expect(err.details).toContain('timeout_ms');
+    expect(lastSlowSignal?.aborted).toBe(true);
+    expect((await client.runTool({ provider: 'local', name: 'echo_text', arguments: { text: 'still here' } })).content).toEqual([{ text: 'still here' }]);
+  });
+
+  it('passes the caller gRPC deadline through to the adapter', async () => {
+    const before = Date.now();
+    const err = await failure(client.runTool({ provider: 'local', name: 'slow_wait' }, { deadlineMs: 300 }));
+    expect(err.code).toBe(status.DEADLINE_EXCEEDED);
+    expect(lastDeadline).toBeGreaterThan(before);
+    expect(lastDeadline).toBeLessThanOrEqual(before + 400);
+  });
+
+  it('serves the standard health service', async () => {
+    const { HealthClient } = await healthClientCtor();
+    const health = new HealthClient(running.grpc.address, credentials.createInsecure());
+    const res = await new Promise<{ status: string }>((resolve, reject) =>
+      health.check({ service: 'toolhub.v1.ToolHub' }, (err: Error | null, r: { status: string }) => (err ? reject(err) : resolve(r))),
+    );
+    health.close();
+    expect(res.status).toBe('SERVING');
+  });
+});
+
+async function healthClientCtor(): Promise<{ HealthClient: new (address: string, creds: unknown) => { check: (...a: unknown[]) => void; close(): void } }> {
+  const grpc = await import('@grpc/grpc-js');
+  const { service } = await import('grpc-health-check');
+  return { HealthClient: grpc.makeGenericClientConstructor(service as never, 'grpc.health.v1.Health') as never };
+}

@@ -1,0 +1,65 @@
+/** A promisified ToolHub gRPC client for tests, decoding the ErrorInfo trailer of failures. */
+import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import {
+  ErrorInfo,
+  type GetToolInfoRequest,
+  type GetToolInfoResponse,
+  GRPC_ERROR_TRAILER,
+  type ListProvidersResponse,
+  type ListToolsRequest,
+  type ListToolsResponse,
+  type RunToolRequest,
+  type RunToolResponse,
+  ToolHubClient,
+} from '@toolhub/contracts';
+
+export interface CallError extends ServiceError {
+  info?: ErrorInfo;
+}
+
+type Unary<Req, Res> = (req: Req, options?: { deadlineMs?: number; metadata?: Metadata }) => Promise<Res>;
+
+export interface TestClient {
+  raw: ToolHubClient;
+  listTools: Unary<Partial<ListToolsRequest>, ListToolsResponse>;
+  getToolInfo: Unary<Partial<GetToolInfoRequest>, GetToolInfoResponse>;
+  runTool: Unary<Partial<RunToolRequest>, RunToolResponse>;
+  listProviders: Unary<Record<string, never>, ListProvidersResponse>;
+  close(): void;
+}
+
+export function connectClient(address: string): TestClient {
+  const raw = new ToolHubClient(address, credentials.createInsecure());
+  const wrap =
+    <Req, Res>(method: string, defaults: Req): Unary<Partial<Req>, Res> =>
+    (req, options = {}) =>
+      new Promise<Res>((resolve, reject) => {
+        const deadline = new Date(Date.now() + (options.deadlineMs ?? 10_000));
+        const fn = (raw as unknown as Record<string, (...a: unknown[]) => void>)[method]!.bind(raw);
+        fn({ ...defaults, ...req }, options.metadata ?? new Metadata(), { deadline }, (err: CallError | null, res: Res) => {
+          if (err) {
+            const bin = err.metadata?.get(GRPC_ERROR_TRAILER)[0];
+            if (bin instanceof Buffer) err.info = ErrorInfo.decode(bin);
+            reject(err);
+          } else resolve(res);
+        });
+      });
+  return {
+    raw,
+    listTools: wrap('listTools', { provider: '', path: '', recursive: false }),
+    getToolInfo: wrap('getToolInfo', { provider: '', name: '' }),
+    runTool: wrap('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }),
+    listProviders: wrap('listProviders', {}),
+    close: () => raw.close(),
+  };
+}
+
+/** Resolves with the rejection of `p` (fails the test if `p` resolves). */
+export async function failure(p: Promise<unknown>): Promise<CallError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as CallError;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
