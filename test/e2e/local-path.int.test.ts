@@ -10,8 +10,9 @@ import { join } from 'node:path';
 
 import { connectClient, failure, type TestClient } from '../../libs/dispatcher-core/test/support/grpc-client';
 
-const TSX = join(__dirname, '../../node_modules/.bin/tsx');
 const ROOT = join(__dirname, '../..');
+/** `node --import tsx`: one process per app, so a SIGKILL really kills the app (the tsx CLI would leave its child). */
+const TS_NODE = ['--import', 'tsx'];
 
 describe('agent → dispatcher → NATS → adapter-local, as separate processes', () => {
   let nats: string;
@@ -21,7 +22,7 @@ describe('agent → dispatcher → NATS → adapter-local, as separate processes
   let client: TestClient;
 
   const startAdapter = () =>
-    spawnProcess(TSX, ['apps/adapter-local/src/main.ts'], {
+    spawnProcess(process.execPath, [...TS_NODE, 'apps/adapter-local/src/main.ts'], {
       cwd: ROOT,
       env: { NATS_URL: nats, TOOLHUB_LOCAL_ROOT: root, LOG_LEVEL: 'info' },
       readyPattern: /adapter-local ready/,
@@ -34,7 +35,7 @@ describe('agent → dispatcher → NATS → adapter-local, as separate processes
     writeFileSync(join(root, 'notes.txt'), 'hello from the tool root\n');
     const port = await freePort();
     adapter = await startAdapter();
-    dispatcher = await spawnProcess(TSX, ['apps/dispatcher/src/main.ts'], {
+    dispatcher = await spawnProcess(process.execPath, [...TS_NODE, 'apps/dispatcher/src/main.ts'], {
       cwd: ROOT,
       env: { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
