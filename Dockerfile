@@ -15,7 +15,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY --from=build /repo/libs ./libs
 COPY --from=build /repo/apps ./apps
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf libs/*/src/gen
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /repo/dist/apps/${APP} ./dist
 COPY proto ./proto
 USER node

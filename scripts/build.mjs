@@ -3,7 +3,7 @@
 // (resolved through tsconfig paths), keeps npm dependencies external.
 // Usage: node scripts/build.mjs <projectRoot> <entry...>
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const [projectRoot, ...entries] = process.argv.slice(2);
@@ -25,4 +25,7 @@ await build({
   external: external.flatMap((name) => [name, `${name}/*`]),
   logLevel: 'warning',
 });
+// Apps serving gRPC reflection read the contract's descriptor set from beside their bundle.
+mkdirSync(join('dist', projectRoot), { recursive: true });
+copyFileSync('libs/contracts/src/gen/toolhub-v1.binpb', join('dist', projectRoot, 'toolhub-v1.binpb'));
 console.log(`built ${projectRoot} -> dist/${projectRoot} (${entries.map((e) => basename(e)).join(', ')})`);

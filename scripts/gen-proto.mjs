@@ -16,4 +16,6 @@ if (!existsSync(buf)) {
 rmSync(join(root, 'libs/contracts/src/gen'), { recursive: true, force: true });
 execFileSync(buf, ['lint', 'proto'], { cwd: root, stdio: 'inherit' });
 execFileSync(buf, ['generate', 'proto', '--template', 'proto/buf.gen.yaml'], { cwd: root, stdio: 'inherit' });
+// The descriptor set (with google/protobuf imports) backs gRPC server reflection, so grpcurl works.
+execFileSync(buf, ['build', 'proto', '--as-file-descriptor-set', '-o', 'libs/contracts/src/gen/toolhub-v1.binpb'], { cwd: root, stdio: 'inherit' });
 console.log('gen-proto: libs/contracts/src/gen is up to date');

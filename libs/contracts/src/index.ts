@@ -125,4 +125,4 @@ export {
 } from './errors';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
-export { PROTO_FILES, protoRoot } from './proto-files';
+export { contractDescriptorSet } from './proto-files';

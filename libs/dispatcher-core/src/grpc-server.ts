@@ -3,13 +3,12 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { PROTO_FILES, protoRoot } from '@toolhub/contracts';
+import { contractDescriptorSet } from '@toolhub/contracts';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
 import { guardedServiceDefinition, unary, unimplemented } from './grpc-edge';
+import { addReflection, DescriptorIndex } from './reflection';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
@@ -59,9 +58,9 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
 
-  const root = protoRoot();
-  const definitions = loadSync(PROTO_FILES, { includeDirs: [root], keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true });
-  new ReflectionService(definitions).addToServer(server);
+  const index = new DescriptorIndex(contractDescriptorSet());
+  index.addServiceNames(SERVICE_NAME, 'grpc.health.v1.Health');
+  addReflection(server, index);
 
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${options.port ?? 50051}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));

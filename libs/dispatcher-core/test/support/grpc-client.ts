@@ -46,10 +46,10 @@ export function connectClient(address: string): TestClient {
       });
   return {
     raw,
-    listTools: wrap('listTools', { provider: '', path: '', recursive: false }),
-    getToolInfo: wrap('getToolInfo', { provider: '', name: '' }),
-    runTool: wrap('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }),
-    listProviders: wrap('listProviders', {}),
+    listTools: wrap<ListToolsRequest, ListToolsResponse>('listTools', { provider: '', path: '', recursive: false }),
+    getToolInfo: wrap<GetToolInfoRequest, GetToolInfoResponse>('getToolInfo', { provider: '', name: '' }),
+    runTool: wrap<RunToolRequest, RunToolResponse>('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }),
+    listProviders: wrap<Record<string, never>, ListProvidersResponse>('listProviders', {}),
     close: () => raw.close(),
   };
 }
