@@ -32,4 +32,9 @@ export default tseslint.config(
     ignores: ['**/*.test.ts', 'libs/test-harness/**'],
     rules: { 'no-console': 'error' },
   },
+  {
+    // Examples import the package by its public name, exactly as an adapter team would copy them.
+    files: ['libs/*/examples/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
 );

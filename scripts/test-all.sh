@@ -15,6 +15,8 @@ step() {
 step "proto: generate" node scripts/gen-proto.mjs
 step "proto: breaking-change check" node scripts/proto-check.mjs
 step "typecheck" npx tsc -p tsconfig.json
+# enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
+step "nx graph" env NX_DAEMON=false npx nx show projects
 step "lint" npx eslint .
 
 echo "==> services"
