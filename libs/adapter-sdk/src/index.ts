@@ -5,8 +5,9 @@
  */
 export type { JsonSchema, RunContext, ToolResult, ListResult, AdapterOperations, AdapterDefinition, ToolDefinition } from './types';
 export { type StaticCatalog, staticCatalog, listCatalog, toolNotFound, toToolInfo, toSummary, summarize } from './catalog';
-export { type SdkLogger, type ServeAdapterOptions, type AdapterService, serveAdapter } from './server';
+export { type SdkLogger, type ServeAdapterOptions, type AdapterService, serveAdapter, catalogVersion } from './server';
 export { type CallOptions, AdapterClient } from './client';
 export { errorReply, okReply, readReply } from './wire';
 export { type IdempotencyOptions, IdempotencyCache } from './idempotency';
 export { textResult, jsonResult, toolError } from './results';
+export { type ParamNameMap, type ParamNameOptions, type ParamRename, createParamNameMap, toSnakeCase } from './param-names';

@@ -64,6 +64,11 @@ export interface AdapterService {
   close(): Promise<void>;
 }
 
+/** Hash over the tools' names and versions: equal hashes mean equal catalogs. */
+export function catalogVersion(tools: ReadonlyArray<{ name: string; version: string }>): string {
+  return contentHash(tools.map((t) => [t.name, t.version]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+}
+
 const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
 const tracer = trace.getTracer('@toolhub/adapter-sdk');
 
@@ -104,7 +109,15 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const health = async (): Promise<AdapterHealthResponse> => {
     const h = adapter.health ? await adapter.health().catch((e: Error) => ({ healthy: false, detail: e.message })) : { healthy: true, detail: 'ok' };
     const tools = await adapter.catalog().catch(() => []);
-    return { provider, healthy: h.healthy && !closing, detail: closing ? 'stopping' : h.detail, instanceId, toolCount: tools.length, startedUnixMs };
+    return {
+      provider,
+      healthy: h.healthy && !closing,
+      detail: closing ? 'stopping' : h.detail,
+      instanceId,
+      toolCount: tools.length,
+      startedUnixMs,
+      catalogVersion: catalogVersion(tools),
+    };
   };
 
   const heartbeat = async (): Promise<void> => {
@@ -166,6 +179,18 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     );
   };
 
+  const announce = async (): Promise<void> => {
+    const tools = await adapter.catalog();
+    const announcement: CatalogAnnouncement = {
+      provider,
+      instanceId,
+      tools,
+      catalogVersion: catalogVersion(tools),
+      announcedUnixMs: Date.now(),
+    };
+    bus.publish(registrySubject('sync'), CatalogAnnouncement.encode(announcement).finish());
+  };
+
   const subs: Subscription[] = [];
   subs.push(
     await bus.serve(
@@ -187,19 +212,9 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     await bus.serve(adapterSubject(provider, 'run'), guard((msg) => context.with(ROOT_CONTEXT, () => handleRun(msg))), { queue }),
     await bus.serve(adapterSubject(provider, 'health'), guard(async () => AdapterHealthResponse.encode(await health()).finish()), { queue }),
     await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => heartbeat()),
+    // A (re)starting registry asks for every catalog; each replica answers, the registry de-duplicates.
+    await bus.subscribe(registrySubject('resync'), () => announce().catch((err) => log.warn({ err }, 'catalog re-announcement failed'))),
   );
-
-  const announce = async (): Promise<void> => {
-    const tools = await adapter.catalog();
-    const announcement: CatalogAnnouncement = {
-      provider,
-      instanceId,
-      tools,
-      catalogVersion: contentHash(tools.map((t) => [t.name, t.version])),
-      announcedUnixMs: Date.now(),
-    };
-    bus.publish(registrySubject('sync'), CatalogAnnouncement.encode(announcement).finish());
-  };
 
   const heartbeatTimer = setInterval(() => void heartbeat(), heartbeatIntervalMs);
   heartbeatTimer.unref();

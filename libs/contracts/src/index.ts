@@ -47,6 +47,7 @@ export {
   AdapterHealthRequest,
   AdapterHealthResponse,
   CatalogAnnouncement,
+  CatalogResyncRequest,
 } from './gen/toolhub/v1/adapter';
 export { ToolCalled, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
 export {
@@ -64,6 +65,31 @@ export {
   SetPreloadListRequest,
   SetPreloadListResponse,
   PreloadList,
+  ToolOverlay,
+  ToolOrigin,
+  RegisteredTool,
+  GetToolRequest,
+  GetToolResponse,
+  ListRegisteredToolsRequest,
+  ListRegisteredToolsResponse,
+  SetImportanceRequest,
+  SetImportanceResponse,
+  SetFallbacksRequest,
+  SetFallbacksResponse,
+  SetEnabledRequest,
+  SetEnabledResponse,
+  LatencyHourBucket,
+  ToolStats,
+  GetToolStatsRequest,
+  GetToolStatsResponse,
+  StatsSort,
+  ListToolStatsRequest,
+  ListToolStatsResponse,
+  PreloadSuggestion,
+  SuggestPreloadRequest,
+  SuggestPreloadResponse,
+  ImportOverlaysRequest,
+  ImportOverlaysResponse,
 } from './gen/toolhub/v1/registry';
 
 export {

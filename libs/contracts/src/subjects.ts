@@ -32,8 +32,12 @@ export const ADAPTER_DISCOVERY_SUBJECT = `${SUBJECT_ROOT}.discovery.ping`;
 /** Each adapter replica publishes an AdapterHealthResponse here periodically and when pinged. */
 export const ADAPTER_HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.discovery.heartbeat`;
 
-/** Registry request/reply operations. */
-export type RegistryOperation = 'sync' | 'search' | 'preload' | 'info' | 'list';
+/**
+ * Registry operations on the bus: `sync` (CatalogAnnouncement, published by adapters), `resync`
+ * (broadcast by a starting registry: every adapter replica announces again), and request/reply
+ * `search` (SearchTools), `preload` (GetPreloadSet), `info` (GetToolRequest → GetToolResponse).
+ */
+export type RegistryOperation = 'sync' | 'resync' | 'search' | 'preload' | 'info';
 
 /** `toolhub.v1.registry.<op>`. */
 export function registrySubject(op: RegistryOperation): string {
