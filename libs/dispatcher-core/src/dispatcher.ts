@@ -11,6 +11,7 @@ import {
   assertToolName,
   type Category,
   ErrorCode,
+  errorCodeToProto,
   type GetToolInfoRequest,
   type GetToolInfoResponse,
   type ListProvidersResponse,
@@ -24,7 +25,10 @@ import {
   toolId,
 } from '@toolhub/contracts';
 
+import { randomUUID } from 'node:crypto';
+
 import { checkArgumentDepth } from './arguments';
+import { CallEventPublisher } from './call-events';
 import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 import { ProviderDirectory } from './providers';
 
@@ -40,6 +44,8 @@ const tracer = trace.getTracer('@toolhub/dispatcher-core');
 export class Dispatcher {
   readonly options: ResolvedDispatcherOptions;
   private readonly client: AdapterClient;
+  /** Durable `tool.called` events; never blocks or fails a call. */
+  readonly callEvents: CallEventPublisher;
 
   private constructor(
     readonly bus: Bus,
@@ -48,6 +54,7 @@ export class Dispatcher {
   ) {
     this.options = options;
     this.client = new AdapterClient(bus);
+    this.callEvents = new CallEventPublisher(bus);
   }
 
   /** Creates a dispatcher on `bus` and starts provider discovery. */
@@ -92,13 +99,14 @@ export class Dispatcher {
     assertProviderName(req.provider);
     assertToolName(req.name);
     const args = req.arguments ?? {};
-    checkArgumentDepth(args, this.options.maxArgumentDepth);
     const started = Date.now();
     const wanted = Math.min(req.timeoutMs || this.options.defaultRunTimeoutMs, this.options.maxRunTimeoutMs);
     const deadline = Math.min(started + wanted, call.deadline);
     const id = toolId(req.provider, req.name);
     return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
+      let outcome: { status: string; code: ErrorCode; attempts: number; servedBy: string } = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 1, servedBy: '' };
       try {
+        checkArgumentDepth(args, this.options.maxArgumentDepth);
         const res = await this.guardProvider(req.provider, () =>
           this.client.run(
             req.provider,
@@ -109,6 +117,9 @@ export class Dispatcher {
           ),
         );
         const toolError = res.status === RunStatus.RUN_STATUS_TOOL_ERROR;
+        outcome = toolError
+          ? { status: 'tool_error', code: ErrorCode.ERROR_CODE_FAILED, attempts: 1, servedBy: '' }
+          : { status: 'ok', code: ErrorCode.ERROR_CODE_UNSPECIFIED, attempts: 1, servedBy: '' };
         return {
           status: toolError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
           content: res.content,
@@ -122,11 +133,26 @@ export class Dispatcher {
           structured: res.structured,
         };
       } catch (err) {
+        const code = err instanceof ToolHubError ? err.code : 'internal';
+        outcome = { status: code, code: errorCodeToProto(code), attempts: 1, servedBy: '' };
         span.recordException(err as Error);
         span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
         throw err;
       } finally {
         span.end();
+        this.callEvents.emit({
+          eventId: randomUUID(),
+          toolId: id,
+          provider: req.provider,
+          name: req.name,
+          status: outcome.status,
+          errorCode: outcome.code,
+          latencyMs: Date.now() - started,
+          attempts: outcome.attempts,
+          fallbackUsed: outcome.servedBy,
+          caller: req.caller,
+          timestampUnixMs: started,
+        });
       }
     });
   }
@@ -136,6 +162,7 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
+    await this.callEvents.close();
     await this.providers.close();
   }
 

@@ -1,7 +1,7 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
-import { RunStatus, ToolHubService } from '@toolhub/contracts';
+import { eventWildcard, RunStatus, ToolCalled, ToolHubService } from '@toolhub/contracts';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
 import { connectClient, failure, type TestClient } from './support/grpc-client';
@@ -143,6 +143,24 @@ describe('dispatcher over the in-process bus', () => {
     expect(err.code).toBe(status.DEADLINE_EXCEEDED);
     expect(lastDeadline).toBeGreaterThan(before);
     expect(lastDeadline).toBeLessThanOrEqual(before + 400);
+  });
+
+  it('emits a durable tool.called event for every run, with its outcome', async () => {
+    const events: ToolCalled[] = [];
+    const consumer = await bus.consumeEvents({
+      durable: 'dispatcher-test',
+      filterSubjects: [eventWildcard('tool.called')],
+      handler: async (batch) => {
+        events.push(...batch.map((m) => ToolCalled.decode(m.data)));
+      },
+    });
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline && !events.some((e) => e.status === 'timeout')) await new Promise((r) => setTimeout(r, 20));
+    await consumer.close();
+    const statuses = new Set(events.map((e) => `${e.toolId} ${e.status}`));
+    expect(statuses).toEqual(new Set(['local:echo_text ok', 'local:always_fails tool_error', 'local:slow_wait timeout', 'local:echo_text invalid_argument', 'nope:echo_text not_found']));
+    expect(new Set(events.map((e) => e.eventId)).size).toBe(events.length);
+    expect(events.every((e) => e.timestampUnixMs > 0 && e.attempts === 1)).toBe(true);
   });
 
   it('serves the standard health service', async () => {
