@@ -1,0 +1,224 @@
+/**
+ * The durable-event half of the in-process bus: an in-memory stream with de-duplication by msgId,
+ * and durable pull consumers whose progress lives in the bus (not in the consumer object), so a
+ * consumer closed and reopened under the same durable name resumes where it stopped — the same
+ * contract JetStream gives. Memory only: events do not survive the process.
+ */
+import { HEADER_MSG_ID } from '@toolhub/contracts';
+
+import { type ConsumeOptions, type EventConsumer, type EventMessage, type Headers } from './bus';
+import { subjectMatches } from './subject';
+import { copyBytes, copyHeaders, redeliveryDelay } from './util';
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: Headers;
+  readonly msgId: string;
+}
+
+/** Append-only list of events with a JetStream-like duplicate window and an upper bound on size. */
+export class EventLog {
+  private readonly events: StoredEvent[] = [];
+  private firstSeq = 1;
+  private nextSeq = 1;
+  /** msgId → time stored; a Map keeps insertion (= time) order, so pruning reads from the front. */
+  private readonly seen = new Map<string, number>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly duplicateWindowMs: number,
+    private readonly maxEvents: number,
+  ) {}
+
+  /** Stores an event unless its msgId was stored within the window; returns false for a duplicate. */
+  append(subject: string, data: Uint8Array, headers: Headers, msgId: string): boolean {
+    const now = Date.now();
+    for (const [id, at] of this.seen) {
+      if (now - at < this.duplicateWindowMs) break;
+      this.seen.delete(id);
+    }
+    if (this.seen.has(msgId)) return false;
+    this.seen.set(msgId, now);
+    this.events.push({ seq: this.nextSeq++, subject, data: copyBytes(data), headers: { ...headers, [HEADER_MSG_ID]: msgId }, msgId });
+    // Discard-old policy, like a stream with max_msgs: bounded memory beats an out-of-memory crash.
+    if (this.events.length > this.maxEvents) {
+      const drop = this.events.length - this.maxEvents;
+      this.events.splice(0, drop);
+      this.firstSeq += drop;
+    }
+    for (const listener of this.listeners) listener();
+    return true;
+  }
+
+  get(seq: number): StoredEvent | undefined {
+    return seq < this.firstSeq ? undefined : this.events[seq - this.firstSeq];
+  }
+
+  get first(): number {
+    return this.firstSeq;
+  }
+
+  /** Sequence the next stored event will get. */
+  get next(): number {
+    return this.nextSeq;
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+interface Pending {
+  deliveries: number;
+  /** When the event may be delivered again (ack wait expired, or the nak delay passed). */
+  due: number;
+}
+
+/** Progress of one durable name: what was handed out and not yet acknowledged, and where new events start. */
+export class DurableState {
+  private cursor = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(public filterSubjects: string[]) {}
+
+  /** Takes up to `max` events: due redeliveries first (oldest first), then new matching events. */
+  take(log: EventLog, max: number, ackWaitMs: number, now: number): EventMessage[] {
+    const out: EventMessage[] = [];
+    const due = [...this.pending.entries()].filter(([, p]) => p.due <= now).sort(([a], [b]) => a - b);
+    for (const [seq, p] of due) {
+      if (out.length >= max) break;
+      const event = log.get(seq);
+      if (!event) {
+        this.pending.delete(seq); // dropped by the size limit: nothing left to deliver
+        continue;
+      }
+      p.deliveries += 1;
+      p.due = now + ackWaitMs;
+      out.push(toMessage(event, p.deliveries));
+    }
+    this.cursor = Math.max(this.cursor, log.first);
+    while (out.length < max && this.cursor < log.next) {
+      const event = log.get(this.cursor++);
+      if (!event || !this.filterSubjects.some((f) => subjectMatches(f, event.subject))) continue;
+      this.pending.set(event.seq, { deliveries: 1, due: now + ackWaitMs });
+      out.push(toMessage(event, 1));
+    }
+    return out;
+  }
+
+  ack(batch: readonly EventMessage[]): void {
+    for (const m of batch) this.pending.delete(m.seq);
+  }
+
+  /** Makes a failed batch due again after a backoff that grows with the number of deliveries. */
+  nak(batch: readonly EventMessage[], baseDelayMs: number, now: number): void {
+    for (const m of batch) {
+      const p = this.pending.get(m.seq);
+      if (p) p.due = now + redeliveryDelay(baseDelayMs, p.deliveries);
+    }
+  }
+
+  /** Earliest time a pending event becomes due, if any. */
+  nextDue(): number | undefined {
+    let min: number | undefined;
+    for (const p of this.pending.values()) if (min === undefined || p.due < min) min = p.due;
+    return min;
+  }
+
+  hasNew(log: EventLog): boolean {
+    return this.cursor < log.next;
+  }
+}
+
+function toMessage(event: StoredEvent, deliveryCount: number): EventMessage {
+  return {
+    subject: event.subject,
+    data: copyBytes(event.data),
+    headers: copyHeaders(event.headers),
+    msgId: event.msgId,
+    seq: event.seq,
+    deliveryCount,
+  };
+}
+
+export interface ConsumerHooks {
+  redeliveryDelayMs: number;
+  onError: (err: unknown) => void;
+  onClosed: () => void;
+}
+
+/** One running consumer: a loop that takes a batch, runs the handler, then acks or naks it. */
+export class InProcessConsumer implements EventConsumer {
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private readonly unlisten: () => void;
+  private readonly loop: Promise<void>;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly state: DurableState,
+    private readonly options: Required<ConsumeOptions>,
+    private readonly hooks: ConsumerHooks,
+  ) {
+    this.unlisten = log.onAppend(() => this.poke());
+    this.loop = this.run();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopped = true;
+      this.unlisten();
+      this.poke();
+      await this.loop;
+      this.hooks.onClosed();
+    })();
+    return this.closing;
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async run(): Promise<void> {
+    // Start on a later tick so consumeEvents() resolves before the first handler call, as with NATS.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (!this.stopped) {
+      const now = Date.now();
+      const batch = this.state.take(this.log, this.options.maxBatch, this.options.ackWaitMs, now);
+      if (batch.length === 0) {
+        await this.sleep(this.state.nextDue());
+        continue;
+      }
+      try {
+        await this.options.handler(batch);
+        this.state.ack(batch);
+      } catch (err) {
+        this.state.nak(batch, this.hooks.redeliveryDelayMs, Date.now());
+        this.hooks.onError(err);
+      }
+    }
+  }
+
+  /** Waits for a new event, for `until` (a redelivery falling due), or for close(). */
+  private async sleep(until: number | undefined): Promise<void> {
+    if (this.stopped || this.state.hasNew(this.log)) return;
+    await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      this.wake = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      if (until !== undefined) {
+        timer = setTimeout(() => this.poke(), Math.max(0, until - Date.now()));
+        // A consumer waiting to retry must not keep an otherwise finished process alive.
+        timer.unref();
+      }
+    });
+  }
+}

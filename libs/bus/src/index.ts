@@ -1,0 +1,23 @@
+/**
+ * @toolhub/bus — how ToolHub services talk: request/reply, publish/subscribe and durable events.
+ * Any new export added here becomes public API; test helpers live in `@toolhub/bus/testing`.
+ */
+export type {
+  Bus,
+  BusMessage,
+  BusReply,
+  ConsumeOptions,
+  EventConsumer,
+  EventMessage,
+  Headers,
+  MessageHandler,
+  PublishEventOptions,
+  RequestHandler,
+  RequestOptions,
+  SubscribeOptions,
+  Subscription,
+} from './bus';
+export { BusError, type BusErrorCode, isBusError } from './errors';
+export type { HandlerErrorCallback, HandlerErrorContext } from './handler-error';
+export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
+export { NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';

@@ -1,0 +1,393 @@
+/**
+ * NatsBus: the Bus on a real NATS server (core NATS for request/reply and publish/subscribe,
+ * JetStream for durable events), using the official NATS.js v3 packages.
+ */
+import { type Msg, type NatsConnection, type Status, type Subscription as NatsSubscription } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID } from '@toolhub/contracts';
+
+import {
+  type Bus,
+  type BusMessage,
+  type BusReply,
+  type ConsumeOptions,
+  type EventConsumer,
+  type Headers,
+  type MessageHandler,
+  type PublishEventOptions,
+  type RequestHandler,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus';
+import { BusError } from './errors';
+import { type HandlerErrorCallback } from './handler-error';
+import { NatsEventConsumer } from './nats-consumer';
+import { fromNatsHeaders, toBusError, toNatsHeaders } from './nats-util';
+import { assertPattern, assertPublishSubject } from './subject';
+import {
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  DEFAULT_MAX_PAYLOAD,
+  assertEventSubject,
+  assertPayload,
+  assertTimeout,
+  checkReply,
+  copyBytes,
+  internalErrorReply,
+  normalizeConsumeOptions,
+} from './util';
+
+/** A connection event, reported through {@link NatsBusOptions.onStatus}. */
+export interface NatsBusStatus {
+  /** NATS.js status type: `disconnect`, `reconnecting`, `reconnect`, `error`, `staleConnection`, `slowConsumer`, `ldm`, `update`, `close`, … */
+  readonly type: string;
+  /** Server the event concerns, when known. */
+  readonly server?: string;
+  /** The error, for `error` events. */
+  readonly error?: Error;
+}
+
+/** Options of {@link NatsBus.connect}. */
+export interface NatsBusOptions {
+  /** Server URL or URLs (`nats://host:port`). @default 'nats://127.0.0.1:4222' */
+  servers?: string | string[];
+  /** Connection name, shown in the server's monitoring. @default 'toolhub' */
+  name?: string;
+  /**
+   * Reconnect attempts after losing the server; -1 retries forever. Services should outlive a
+   * broker restart of any length (health checks report the outage), hence forever. @default -1
+   */
+  maxReconnectAttempts?: number;
+  /** Pause between reconnect attempts. @default 2000 */
+  reconnectTimeWaitMs?: number;
+  /** Give up on the first connection after this long; the first connect is never retried. @default 5000 */
+  connectTimeoutMs?: number;
+  /** Create the `TOOLHUB_EVENTS` stream, or update its subjects and window, on connect. @default true */
+  ensureStream?: boolean;
+  /** Storage of the stream when this bus creates it. @default 'file' */
+  streamStorage?: 'file' | 'memory';
+  /** The stream's de-duplication window (same `msgId` stored once within it). @default 120000 */
+  duplicateWindowMs?: number;
+  /** How long publishEvent waits for the stream's acknowledgement. @default 5000 */
+  publishTimeoutMs?: number;
+  /** First pause before a failed batch is redelivered; doubles per delivery, capped at 30 s. @default 250 */
+  redeliveryDelayMs?: number;
+  /** Connection events (disconnect, reconnect, errors). The bus never logs. @default no-op */
+  onStatus?: (status: NatsBusStatus) => void;
+  /** A subscribe handler or a consumer batch handler threw (serve errors go back to the caller). @default no-op */
+  onError?: HandlerErrorCallback;
+}
+
+function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
+  return {
+    servers: options.servers ?? 'nats://127.0.0.1:4222',
+    name: options.name ?? 'toolhub',
+    maxReconnectAttempts: options.maxReconnectAttempts ?? -1,
+    reconnectTimeWaitMs: options.reconnectTimeWaitMs ?? 2000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    ensureStream: options.ensureStream ?? true,
+    streamStorage: options.streamStorage ?? 'file',
+    duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
+    publishTimeoutMs: options.publishTimeoutMs ?? 5000,
+    redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+    onStatus: options.onStatus ?? (() => undefined),
+    onError: options.onError ?? (() => undefined),
+  };
+}
+
+/** Creates the events stream, or widens/updates an existing one; never narrows what others rely on. */
+async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusOptions>): Promise<void> {
+  const duplicateWindow = nanos(opts.duplicateWindowMs);
+  const isNotFound = (err: unknown): boolean => err instanceof Error && /stream not found/i.test(err.message);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const { config } = await jsm.streams.info(EVENTS_STREAM);
+      if (!config.subjects.includes(EVENTS_WILDCARD) || config.duplicate_window !== duplicateWindow) {
+        await jsm.streams.update(EVENTS_STREAM, {
+          subjects: [...new Set([...config.subjects, EVENTS_WILDCARD])],
+          duplicate_window: duplicateWindow,
+        });
+      }
+      return;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    try {
+      await jsm.streams.add({
+        name: EVENTS_STREAM,
+        subjects: [EVENTS_WILDCARD],
+        storage: opts.streamStorage === 'memory' ? StorageType.Memory : StorageType.File,
+        retention: RetentionPolicy.Limits,
+        discard: DiscardPolicy.Old,
+        duplicate_window: duplicateWindow,
+        num_replicas: 1,
+      });
+      return;
+    } catch (err) {
+      // Another service created it between our info and add: loop once to check/update it.
+      if (attempt > 0) throw err;
+    }
+  }
+}
+
+/** Tracks handler promises so a subscription can wait for the ones in flight. */
+class InFlight {
+  private readonly tasks = new Set<Promise<unknown>>();
+  track(task: Promise<unknown>): void {
+    const t = task.finally(() => this.tasks.delete(t));
+    this.tasks.add(t);
+  }
+  async idle(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+}
+
+class NatsBusSubscription implements Subscription {
+  private closing: Promise<void> | undefined;
+  constructor(
+    private readonly sub: NatsSubscription,
+    private readonly inFlight: InFlight,
+    private readonly onClosed: (s: NatsBusSubscription) => void,
+  ) {}
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      // drain: the server stops sending, messages already received are still handled.
+      if (!this.sub.isClosed()) await this.sub.drain().catch(() => undefined);
+      await this.inFlight.idle();
+      this.onClosed(this);
+    })();
+    return this.closing;
+  }
+}
+
+function toBusMessage(msg: Msg): BusMessage {
+  // Copy: NATS.js may hand out views into its read buffer.
+  return { subject: msg.subject, data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
+}
+
+/**
+ * A {@link Bus} on NATS. Create with {@link NatsBus.connect}; call {@link NatsBus.close} on shutdown
+ * (drains subscriptions and consumers, then the connection).
+ */
+export class NatsBus implements Bus {
+  private readonly subs = new Set<NatsBusSubscription>();
+  private readonly consumers = new Set<NatsEventConsumer>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    private readonly options: Required<NatsBusOptions>,
+  ) {
+    this.watchStatus().catch(() => undefined); // ends with the connection; never unhandled
+  }
+
+  /**
+   * Connects, checks JetStream is enabled and (by default) ensures the events stream exists.
+   * @throws BusError `connection_failed` when the server is unreachable or JetStream is off.
+   */
+  static async connect(options: NatsBusOptions = {}): Promise<NatsBus> {
+    const opts = withDefaults(options);
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: opts.servers,
+        name: opts.name,
+        maxReconnectAttempts: opts.maxReconnectAttempts,
+        reconnectTimeWait: opts.reconnectTimeWaitMs,
+        timeout: opts.connectTimeoutMs,
+      });
+    } catch (err) {
+      throw new BusError('connection_failed', `cannot connect to NATS at ${String(opts.servers)}: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const jsm = await jetstreamManager(nc);
+      if (opts.ensureStream) await ensureEventsStream(jsm, opts);
+      return new NatsBus(nc, jsm, jsm.jetstream(), opts);
+    } catch (err) {
+      await nc.close().catch(() => undefined);
+      throw new BusError(
+        'connection_failed',
+        `NATS at ${String(opts.servers)} is reachable but JetStream is not usable (start nats-server with -js): ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** The server's `max_payload` (it may change after a reconnect to another server). */
+  get maxPayload(): number {
+    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+  }
+
+  async request(subject: string, data: Uint8Array, options: RequestOptions): Promise<BusReply> {
+    this.assertOpen();
+    assertPublishSubject(subject);
+    assertTimeout(options.timeoutMs);
+    assertPayload(data, options.headers, this.maxPayload);
+    try {
+      const msg = await this.nc.request(subject, data, { timeout: options.timeoutMs, headers: toNatsHeaders(options.headers) });
+      return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
+    } catch (err) {
+      throw toBusError(err, 'connection_failed', `request to "${subject}"`);
+    }
+  }
+
+  async serve(subject: string, handler: RequestHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+    return this.register(subject, options, async (msg) => {
+      let reply: BusReply;
+      try {
+        reply = checkReply(await handler(toBusMessage(msg)), this.maxPayload);
+      } catch (err) {
+        reply = internalErrorReply(err);
+      }
+      if (!msg.reply) return; // a plain publish to a served subject: nobody waits for the answer
+      try {
+        msg.respond(reply.data, { headers: toNatsHeaders(reply.headers) });
+      } catch (err) {
+        this.options.onError(err, { kind: 'serve', source: subject });
+      }
+    });
+  }
+
+  publish(subject: string, data: Uint8Array, headers?: Headers): void {
+    this.assertOpen();
+    assertPublishSubject(subject);
+    assertPayload(data, headers, this.maxPayload);
+    try {
+      this.nc.publish(subject, data, { headers: toNatsHeaders(headers) });
+    } catch (err) {
+      throw toBusError(err, 'connection_failed', `publish to "${subject}"`);
+    }
+  }
+
+  async subscribe(subject: string, handler: MessageHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+    return this.register(subject, options, async (msg) => {
+      try {
+        await handler(toBusMessage(msg));
+      } catch (err) {
+        this.options.onError(err, { kind: 'subscribe', source: subject });
+      }
+    });
+  }
+
+  async publishEvent(subject: string, data: Uint8Array, options: PublishEventOptions): Promise<void> {
+    this.assertOpen();
+    assertEventSubject(subject);
+    if (typeof options.msgId !== 'string' || options.msgId.length === 0) {
+      throw new BusError('invalid_argument', `publishEvent("${subject}"): msgId must be a non-empty string`);
+    }
+    assertPayload(data, { ...options.headers, [HEADER_MSG_ID]: options.msgId }, this.maxPayload);
+    try {
+      await this.js.publish(subject, data, {
+        msgID: options.msgId,
+        timeout: this.options.publishTimeoutMs,
+        ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: toNatsHeaders(options.headers) } : {}),
+      });
+    } catch (err) {
+      // NATS.js reports "no stream listens" as JetStreamNotEnabled (a no-responders underneath).
+      const noStream = err instanceof Error && err.name === 'JetStreamNotEnabled';
+      throw noStream
+        ? new BusError('publish_failed', `publishEvent("${subject}"): no stream stores this subject (is ${EVENTS_STREAM} created?)`, { cause: err })
+        : toBusError(err, 'publish_failed', `publishEvent("${subject}")`);
+    }
+  }
+
+  async consumeEvents(options: ConsumeOptions): Promise<EventConsumer> {
+    this.assertOpen();
+    const opts = normalizeConsumeOptions(options);
+    const consumer = await NatsEventConsumer.start(
+      {
+        nc: this.nc,
+        js: this.js,
+        jsm: this.jsm,
+        stream: EVENTS_STREAM,
+        redeliveryDelayMs: this.options.redeliveryDelayMs,
+        onError: (err) => this.options.onError(err, { kind: 'consume', source: opts.durable }),
+        onClosed: (c) => this.consumers.delete(c),
+      },
+      opts,
+    );
+    if (this.closed) {
+      // close() ran while we were starting: do not leave a consumer nobody will stop.
+      await consumer.close();
+      throw new BusError('closed', 'the bus is closed');
+    }
+    this.consumers.add(consumer);
+    return consumer;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.allSettled([...this.consumers].map((c) => c.close()));
+      await Promise.allSettled([...this.subs].map((s) => s.close()));
+      if (!this.nc.isClosed()) {
+        // drain flushes what we published, then closes; it throws if already closing/closed.
+        await this.nc.drain().catch(() => undefined);
+      }
+      await this.nc.closed();
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closed || this.nc.isClosed()) throw new BusError('closed', 'the bus is closed');
+  }
+
+  private async register(subject: string, options: SubscribeOptions, run: (msg: Msg) => Promise<void>): Promise<Subscription> {
+    this.assertOpen();
+    assertPattern(subject);
+    if (options.queue !== undefined && !/^[^\s.*>]+$/.test(options.queue)) {
+      throw new BusError('invalid_argument', `invalid queue group name ${JSON.stringify(options.queue)}`);
+    }
+    const inFlight = new InFlight();
+    let sub: NatsSubscription;
+    try {
+      sub = this.nc.subscribe(subject, {
+        ...(options.queue ? { queue: options.queue } : {}),
+        callback: (err, msg) => {
+          if (err) this.options.onError(err, { kind: 'subscribe', source: subject });
+          else inFlight.track(run(msg));
+        },
+      });
+      // Round trip so the server knows the interest before we return: a request sent right after
+      // serve() must not fail with no_responders.
+      await this.nc.flush();
+    } catch (err) {
+      throw toBusError(err, 'connection_failed', `subscribe to "${subject}"`);
+    }
+    const wrapped = new NatsBusSubscription(sub, inFlight, (s) => this.subs.delete(s));
+    this.subs.add(wrapped);
+    return wrapped;
+  }
+
+  private async watchStatus(): Promise<void> {
+    // The iterator ends when the connection closes.
+    for await (const s of this.nc.status()) {
+      try {
+        this.options.onStatus(toStatus(s));
+      } catch {
+        // A throwing callback must neither stop status reporting nor crash the process.
+      }
+    }
+  }
+}
+
+function toStatus(s: Status): NatsBusStatus {
+  return {
+    type: s.type,
+    ...('server' in s && typeof s.server === 'string' ? { server: s.server } : {}),
+    ...('error' in s && s.error instanceof Error ? { error: s.error } : {}),
+  };
+}

@@ -1,0 +1,156 @@
+/** InProcessBus behaviour the shared contract cannot check portably (timing knobs, memory bounds). */
+import { InProcessBus, type EventMessage } from '../src/index';
+import { bytes, eventually, text, uniqueToken } from '../src/testing';
+
+const subjectFor = (name: string): string => `toolhub.v1.events.unit.${uniqueToken()}.${name}`;
+
+describe('InProcessBus', () => {
+  let bus: InProcessBus;
+  afterEach(async () => {
+    await bus?.close();
+  });
+
+  it('a sender that reuses its buffer after publish does not change what was delivered', async () => {
+    bus = new InProcessBus();
+    const received: string[] = [];
+    await bus.subscribe('buf.reuse', (m) => void received.push(text(m.data)));
+    const buffer = bytes('first');
+    bus.publish('buf.reuse', buffer);
+    buffer.set(bytes('XXXXX'));
+    await eventually(() => received.length === 1, 'delivery');
+    expect(received).toEqual(['first']);
+  });
+
+  it('queue group members take turns (round-robin)', async () => {
+    bus = new InProcessBus();
+    const order: string[] = [];
+    await bus.serve('rr.work', () => (order.push('a'), { data: bytes(''), headers: {} }), { queue: 'g' });
+    await bus.serve('rr.work', () => (order.push('b'), { data: bytes(''), headers: {} }), { queue: 'g' });
+    for (let i = 0; i < 4; i++) await bus.request('rr.work', bytes(''), { timeoutMs: 500 });
+    expect(order).toEqual(['a', 'b', 'a', 'b']);
+  });
+
+  it('a subscribe handler that throws is reported through onError and later messages still arrive', async () => {
+    const errors: string[] = [];
+    bus = new InProcessBus({ onError: (err, ctx) => errors.push(`${ctx.kind}:${ctx.source}:${(err as Error).message}`) });
+    const seen: string[] = [];
+    await bus.subscribe('err.sub', (m) => {
+      if (text(m.data) === 'bad') throw new Error('nope');
+      seen.push(text(m.data));
+    });
+    bus.publish('err.sub', bytes('bad'));
+    bus.publish('err.sub', bytes('good'));
+    await eventually(() => seen.length === 1, 'the good message');
+    expect(errors).toEqual(['subscribe:err.sub:nope']);
+  });
+
+  it('a serve handler that returns no reply answers with an internal error', async () => {
+    bus = new InProcessBus();
+    await bus.serve('bad.reply', () => undefined as never);
+    const reply = await bus.request('bad.reply', bytes(''), { timeoutMs: 500 });
+    expect(reply.headers['Nats-Service-Error-Code']).toBe('internal');
+  });
+
+  it('close() fails a request still waiting for an answer with closed', async () => {
+    bus = new InProcessBus();
+    await bus.subscribe('never.answered', () => undefined);
+    const pending = bus.request('never.answered', bytes(''), { timeoutMs: 10_000 });
+    await bus.close();
+    await expect(pending).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('the same msgId is stored again once the duplicate window has passed', async () => {
+    bus = new InProcessBus({ duplicateWindowMs: 50 });
+    const subject = subjectFor('window');
+    await bus.publishEvent(subject, bytes('1'), { msgId: 'id' });
+    await bus.publishEvent(subject, bytes('2'), { msgId: 'id' });
+    await new Promise((r) => setTimeout(r, 80));
+    await bus.publishEvent(subject, bytes('3'), { msgId: 'id' });
+    const seen: string[] = [];
+    await bus.consumeEvents({ durable: 'w', filterSubjects: [subject], handler: async (b) => void seen.push(...b.map((e) => text(e.data))) });
+    await eventually(() => seen.length === 2, 'two stored events');
+    expect(seen).toEqual(['1', '3']);
+  });
+
+  it('beyond maxEvents the oldest events are dropped, and new durables start at the oldest kept', async () => {
+    bus = new InProcessBus({ maxEvents: 3 });
+    const subject = subjectFor('bounded');
+    for (let i = 1; i <= 5; i++) await bus.publishEvent(subject, bytes(String(i)), { msgId: String(i) });
+    const seen: string[] = [];
+    await bus.consumeEvents({ durable: 'b', filterSubjects: [subject], handler: async (b) => void seen.push(...b.map((e) => text(e.data))) });
+    await eventually(() => seen.length === 3, 'three kept events');
+    expect(seen).toEqual(['3', '4', '5']);
+  });
+
+  it('an event not acknowledged within ackWait goes to another consumer of the same durable', async () => {
+    bus = new InProcessBus();
+    const subject = subjectFor('ackwait');
+    let release: () => void = () => undefined;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const slow: EventMessage[] = [];
+    const fast: EventMessage[] = [];
+    await bus.consumeEvents({
+      durable: 'shared',
+      filterSubjects: [subject],
+      ackWaitMs: 1000,
+      handler: async (batch) => {
+        slow.push(...batch);
+        await stuck;
+      },
+    });
+    await bus.publishEvent(subject, bytes('e'), { msgId: 'e' });
+    await eventually(() => slow.length === 1, 'the first delivery');
+    await bus.consumeEvents({ durable: 'shared', filterSubjects: [subject], ackWaitMs: 1000, handler: async (b) => void fast.push(...b) });
+    await eventually(() => fast.length === 1, 'redelivery after ackWait', 3000);
+    expect(fast[0]?.deliveryCount).toBe(2);
+    release();
+  });
+
+  it('the redelivery delay after a failure grows with each failed delivery', async () => {
+    bus = new InProcessBus({ redeliveryDelayMs: 40 });
+    const subject = subjectFor('backoff');
+    await bus.publishEvent(subject, bytes('x'), { msgId: 'x' });
+    const times: number[] = [];
+    await bus.consumeEvents({
+      durable: 'backoff',
+      filterSubjects: [subject],
+      handler: async () => {
+        times.push(Date.now());
+        if (times.length < 4) throw new Error('again');
+      },
+    });
+    await eventually(() => times.length === 4, 'four deliveries');
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(gaps[0]).toBeGreaterThanOrEqual(35); // 40 ms
+    expect(gaps[1]).toBeGreaterThanOrEqual(75); // 80 ms
+    expect(gaps[2]).toBeGreaterThanOrEqual(155); // 160 ms
+  });
+
+  it('closing a consumer waits for its batch in progress, which is then acknowledged', async () => {
+    bus = new InProcessBus();
+    const subject = subjectFor('close');
+    await bus.publishEvent(subject, bytes('1'), { msgId: '1' });
+    let finished = false;
+    let started = false;
+    const consumer = await bus.consumeEvents({
+      durable: 'closing',
+      filterSubjects: [subject],
+      handler: async () => {
+        started = true;
+        await new Promise((r) => setTimeout(r, 100));
+        finished = true;
+      },
+    });
+    await eventually(() => started, 'the batch to start');
+    await consumer.close();
+    expect(finished).toBe(true);
+    const again: string[] = [];
+    await bus.consumeEvents({ durable: 'closing', filterSubjects: [subject], handler: async (b) => void again.push(...b.map((e) => text(e.data))) });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(again).toEqual([]);
+  });
+
+  it('rejects a non-positive maxPayload at construction', () => {
+    expect(() => new InProcessBus({ maxPayload: 0 })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+});

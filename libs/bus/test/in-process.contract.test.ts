@@ -1,0 +1,7 @@
+import { InProcessBus } from '../src/index';
+import { busContractSuite } from '../src/testing';
+
+busContractSuite('InProcessBus', async () => {
+  const bus = new InProcessBus();
+  return { bus, cleanup: () => bus.close() };
+});

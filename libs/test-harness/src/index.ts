@@ -1,0 +1,19 @@
+/**
+ * @toolhub/test-harness — real servers and processes for integration tests, started on free
+ * loopback ports and cleaned up even when the test process dies. Any new export added here
+ * becomes public API.
+ */
+export { waitFor, type WaitForOptions } from './wait';
+export { canConnect, freePort, waitForPort } from './ports';
+export { killAllProcesses, scratchDir, spawnProcess, type ExitInfo, type SpawnOptions, type SpawnedProcess } from './process';
+export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
+export {
+  ferretdbBinaryPath,
+  mongoUrl,
+  natsUrl,
+  redisUrl,
+  startMongoServer,
+  startRedisServer,
+  stopSharedServers,
+  type ServerHandle,
+} from './services';

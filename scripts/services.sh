@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Local backing services for ToolHub without Docker, on 127.0.0.1:
+#   NATS with JetStream (4222), Redis (6379), and a MongoDB wire-protocol server: FerretDB v1 on
+#   SQLite (27017).
+#
+# Usage: bash scripts/services.sh up|down|status|install|reset
+#   up       install what is missing, start what is not running, print the URLs:
+#              eval "$(bash scripts/services.sh up)"     # exports NATS_URL, REDIS_URL, MONGO_URL
+#   down     stop what `up` started (data is kept)
+#   status   print each service up/down; exit 0 when all are up, 3 otherwise
+#   install  only install/build the binaries (nats-server, redis-server, FerretDB)
+#   reset    down, then delete the data directory
+#
+# Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default /tmp/toolhub-services),
+#   TOOLHUB_BIN_DIR (FerretDB build cache; default ~/.cache/toolhub/bin), NATS_PORT, REDIS_PORT,
+#   MONGO_PORT, FERRETDB_VERSION (default v1.24.2).
+#
+# stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
+set -euo pipefail
+
+DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services}"
+BIN_DIR="${TOOLHUB_BIN_DIR:-$HOME/.cache/toolhub/bin}"
+FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
+FERRETDB="$BIN_DIR/ferretdb"
+HOST=127.0.0.1
+NATS_PORT="${NATS_PORT:-4222}"
+REDIS_PORT="${REDIS_PORT:-6379}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+
+log() { echo "services: $*" >&2; }
+die() {
+  echo "services: ERROR: $*" >&2
+  exit 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Installing
+# ---------------------------------------------------------------------------------------------
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null || die "apt-get not found: install $* with your package manager"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    log "apt-get update"
+    $sudo apt-get update -qq >&2 || die "apt-get update failed"
+    APT_UPDATED=1
+  fi
+  log "apt-get install -y $*"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2 || die "apt-get install -y $* failed"
+}
+
+ferretdb_ok() {
+  # Capture first: `--version | grep -q` would trip pipefail when grep exits early (SIGPIPE).
+  local v
+  [ -x "$FERRETDB" ] && v="$("$FERRETDB" --version 2>/dev/null)" && grep -q "^version: $FERRETDB_VERSION\$" <<<"$v"
+}
+
+# Builds FerretDB from the Go module proxy into $BIN_DIR, once per machine.
+build_ferretdb() {
+  command -v go >/dev/null || apt_install golang-go
+  mkdir -p "$BIN_DIR"
+  # In a subshell so the lock's file descriptor is closed afterwards: servers started later must
+  # not inherit it (they would hold the lock forever and block the next `up`).
+  (
+    # Two `up`s at once must not build twice or replace the binary under each other.
+    exec 9>"$BIN_DIR/.ferretdb-build.lock"
+    flock 9
+    ferretdb_ok && exit 0
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+    started=$(date +%s)
+    log "building FerretDB $FERRETDB_VERSION with $(go version | cut -d' ' -f3) (once per machine, 1-3 min)"
+    # Not `go install ...@version`: it asks the proxy for the module's version list (@v/list) to
+    # check deprecations, which some proxies refuse with 403. Downloading the exact version does not.
+    src="$(cd "$work" && go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" || true
+    [ -n "$src" ] && [ -d "$src" ] || die "go mod download github.com/FerretDB/FerretDB@$FERRETDB_VERSION failed"
+    cp -r "$src" "$work/src"
+    chmod -R u+w "$work/src"
+    # The module zip lacks the generated build/version/version.txt, without which the binary
+    # panics at startup ("Invalid build/version/version.txt file content").
+    echo "$FERRETDB_VERSION" >"$work/src/build/version/version.txt"
+    echo "toolhub-services" >"$work/src/build/version/package.txt"
+    (cd "$work/src" && go build -trimpath -o "$work/ferretdb" ./cmd/ferretdb) >&2 ||
+      die "go build of FerretDB failed (see above). Fallback: FerretDB's PostgreSQL backend with Debian's postgresql"
+    mv "$work/ferretdb" "$FERRETDB.tmp.$$" && mv "$FERRETDB.tmp.$$" "$FERRETDB"
+    ferretdb_ok || die "built $FERRETDB but it does not report version $FERRETDB_VERSION"
+    log "FerretDB built in $(($(date +%s) - started)) s: $FERRETDB"
+  ) || exit 1
+}
+
+install_all() {
+  local missing=()
+  command -v nats-server >/dev/null || missing+=(nats-server)
+  command -v redis-server >/dev/null || missing+=(redis-server)
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  ferretdb_ok || build_ferretdb
+}
+
+# ---------------------------------------------------------------------------------------------
+# Health checks (speak each protocol, not just "the port is open")
+# ---------------------------------------------------------------------------------------------
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+nats_ok() {
+  # The server greets with an INFO line; JetStream must be on.
+  local line
+  line="$(timeout 3 bash -c "exec 3<>/dev/tcp/$HOST/$NATS_PORT && head -n1 <&3" 2>/dev/null)" || return 1
+  [[ "$line" == INFO* && "$line" == *'"jetstream":true'* ]]
+}
+
+redis_ok() {
+  local reply
+  reply="$(timeout 3 bash -c "exec 3<>/dev/tcp/$HOST/$REDIS_PORT && printf 'PING\r\n' >&3 && head -n1 <&3" 2>/dev/null)" || return 1
+  [[ "$reply" == +PONG* ]]
+}
+
+# A MongoDB `ping` over OP_MSG, hand-encoded, so the check needs no driver installed.
+mongo_ok() {
+  command -v node >/dev/null || { port_open "$MONGO_PORT"; return; }
+  timeout 5 node -e '
+    const net = require("net");
+    const doc = Buffer.concat([Buffer.from([0x10]), Buffer.from("ping\0"), int32(1),
+      Buffer.from([0x02]), Buffer.from("$db\0"), int32(6), Buffer.from("admin\0"), Buffer.from([0])]);
+    const body = Buffer.concat([int32(doc.length + 4), doc.subarray(0)]);
+    const msg = Buffer.concat([int32(16 + 4 + 1 + body.length), int32(1), int32(0), int32(2013), int32(0), Buffer.from([0]), body]);
+    function int32(n) { const b = Buffer.alloc(4); b.writeInt32LE(n); return b; }
+    const s = net.connect(Number(process.argv[1]), "127.0.0.1", () => s.write(msg));
+    let buf = Buffer.alloc(0);
+    s.on("data", (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length < 4 || buf.length < buf.readInt32LE(0)) return;
+      // {ok: 1.0}: find the "ok" double in the reply document.
+      const i = buf.indexOf(Buffer.from([0x01, 0x6f, 0x6b, 0x00]));
+      process.exit(i > 0 && buf.readDoubleLE(i + 4) === 1 ? 0 : 1);
+    });
+    s.on("error", () => process.exit(1));
+  ' "$MONGO_PORT" 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+# ---------------------------------------------------------------------------------------------
+
+# Is the pid in pidfile $1 alive and running binary $2? (guards against a recycled pid)
+ours_alive() {
+  local pid
+  [ -f "$1" ] || return 1
+  pid="$(cat "$1")"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$2"
+}
+
+# start NAME PORT CHECK_FN BINARY_NAME COMMAND...
+start() {
+  local name="$1" port="$2" check="$3" bin="$4"
+  shift 4
+  local pidfile="$DIR/$name.pid" logfile="$DIR/$name.log"
+  if ours_alive "$pidfile" "$bin"; then
+    "$check" || die "$name (pid $(cat "$pidfile")) is running but does not answer on port $port; see $logfile"
+    log "$name already running (pid $(cat "$pidfile"))"
+    return 0
+  fi
+  rm -f "$pidfile"
+  if port_open "$port"; then
+    "$check" || die "port $port is taken by something that is not a working $name; free it or set ${name^^}_PORT"
+    log "$name: using the server already listening on $HOST:$port (not started by this script)"
+    return 0
+  fi
+  log "starting $name on $HOST:$port (log: $logfile)"
+  # setsid: the servers must outlive the shell (or CI step) that ran `up`.
+  setsid "$@" >"$logfile" 2>&1 </dev/null &
+  echo $! >"$pidfile"
+  local i
+  for i in $(seq 1 150); do
+    if "$check"; then return 0; fi
+    if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+      tail -n 20 "$logfile" >&2 || true
+      die "$name exited during startup (log above: $logfile)"
+    fi
+    sleep 0.1
+  done
+  tail -n 20 "$logfile" >&2 || true
+  die "$name did not become ready on $HOST:$port within 15 s (log: $logfile)"
+}
+
+stop() {
+  local name="$1" bin="$2" pidfile="$DIR/$1.pid"
+  if ! ours_alive "$pidfile" "$bin"; then
+    rm -f "$pidfile"
+    log "$name not running"
+    return 0
+  fi
+  local pid i
+  pid="$(cat "$pidfile")"
+  kill -TERM "$pid"
+  for i in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$name (pid $pid) ignored SIGTERM for 10 s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+  log "$name stopped"
+}
+
+print_env() {
+  echo "export NATS_URL=nats://$HOST:$NATS_PORT"
+  echo "export REDIS_URL=redis://$HOST:$REDIS_PORT"
+  echo "export MONGO_URL=mongodb://$HOST:$MONGO_PORT/"
+}
+
+cmd_up() {
+  install_all
+  mkdir -p "$DIR/nats" "$DIR/redis" "$DIR/mongo" "$DIR/mongo-state"
+  start nats "$NATS_PORT" nats_ok nats-server \
+    nats-server -js -a "$HOST" -p "$NATS_PORT" -sd "$DIR/nats"
+  start redis "$REDIS_PORT" redis_ok redis-server \
+    redis-server --port "$REDIS_PORT" --bind "$HOST" --save '' --appendonly no --dir "$DIR/redis"
+  start mongo "$MONGO_PORT" mongo_ok ferretdb \
+    "$FERRETDB" --handler=sqlite "--sqlite-url=file:$DIR/mongo/" "--listen-addr=$HOST:$MONGO_PORT" \
+    "--state-dir=$DIR/mongo-state" --telemetry=disable --debug-addr=-
+  print_env
+}
+
+cmd_down() {
+  stop mongo ferretdb
+  stop redis redis-server
+  stop nats nats-server
+}
+
+cmd_status() {
+  local all=0 name port check bin
+  for entry in "nats $NATS_PORT nats_ok nats-server nats://$HOST:$NATS_PORT" \
+    "redis $REDIS_PORT redis_ok redis-server redis://$HOST:$REDIS_PORT" \
+    "mongo $MONGO_PORT mongo_ok ferretdb mongodb://$HOST:$MONGO_PORT/"; do
+    read -r name port check bin url <<<"$entry"
+    if "$check"; then
+      if ours_alive "$DIR/$name.pid" "$bin"; then
+        echo "$name: up (pid $(cat "$DIR/$name.pid"), $url)"
+      else
+        echo "$name: up ($url, not started by this script)"
+      fi
+    else
+      echo "$name: down"
+      all=3
+    fi
+  done
+  return "$all"
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  install) install_all ;;
+  reset)
+    cmd_down
+    rm -rf "$DIR"
+    log "removed $DIR"
+    ;;
+  *)
+    echo "usage: bash scripts/services.sh up|down|status|install|reset" >&2
+    exit 2
+    ;;
+esac
