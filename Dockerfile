@@ -5,7 +5,7 @@ FROM node:20-bookworm-slim AS build
 ARG APP
 WORKDIR /repo
 COPY . .
-RUN npm ci --no-audit --no-fund && node scripts/build.mjs apps/${APP} src/main.ts
+RUN npm install --no-audit --no-fund && node scripts/build.mjs apps/${APP} src/main.ts
 
 # Runtime stage: production dependencies, the bundle and the proto sources (for gRPC reflection).
 FROM node:20-bookworm-slim AS runtime
@@ -15,7 +15,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY --from=build /repo/libs ./libs
 COPY --from=build /repo/apps ./apps
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /repo/dist/apps/${APP} ./dist
 COPY proto ./proto
 USER node

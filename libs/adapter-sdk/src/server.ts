@@ -20,6 +20,7 @@ import {
   assertProviderName,
   CatalogAnnouncement,
   contentHash,
+  HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
   registrySubject,
   RunStatus,
@@ -158,6 +159,14 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   };
 
   const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
+    const ack = msg.headers[HEADER_ACK_SUBJECT];
+    if (ack) {
+      try {
+        bus.publish(ack, new TextEncoder().encode(instanceId));
+      } catch {
+        // The ack only speeds up failure detection; the call goes on without it.
+      }
+    }
     const req = decode(AdapterRunRequest, msg.data, 'run request');
     const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
     return tracer.startActiveSpan(

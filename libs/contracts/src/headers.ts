@@ -18,3 +18,9 @@ export const HEADER_ERROR_CODE = 'Nats-Service-Error-Code';
 export const HEADER_ERROR = 'Nats-Service-Error';
 /** gRPC trailer holding a serialized toolhub.v1.ErrorInfo. */
 export const GRPC_ERROR_TRAILER = 'toolhub-error-bin';
+/**
+ * Set by the dispatcher on a run request: the adapter replica publishes its instance id there as
+ * soon as it accepts the call, so the dispatcher knows which replica holds each in-flight call and
+ * can fail those calls at once (UNAVAILABLE) when that replica dies.
+ */
+export const HEADER_ACK_SUBJECT = 'toolhub-ack-subject';

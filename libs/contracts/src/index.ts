@@ -108,6 +108,7 @@ export {
   eventSubject,
   eventWildcard,
   parseEventSubject,
+  ackSubject,
 } from './subjects';
 export {
   HEADER_TRACEPARENT,
@@ -118,6 +119,7 @@ export {
   HEADER_ERROR_CODE,
   HEADER_ERROR,
   GRPC_ERROR_TRAILER,
+  HEADER_ACK_SUBJECT,
 } from './headers';
 export {
   TOOL_NAME_PATTERN,

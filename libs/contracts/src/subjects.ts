@@ -77,3 +77,8 @@ export function parseEventSubject(subject: string): { kind: EventKind; provider:
   }
   return undefined;
 }
+
+/** Run acknowledgements for one dispatcher instance: `toolhub.v1.ack.<dispatcher>.<call>`. */
+export function ackSubject(dispatcherId: string, callId?: string): string {
+  return `${SUBJECT_ROOT}.ack.${dispatcherId}.${callId ?? '*'}`;
+}

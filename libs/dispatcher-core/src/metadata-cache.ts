@@ -1,0 +1,90 @@
+/**
+ * Cached tool info and listings for the dispatcher, keyed by provider + tool (+ path for lists),
+ * with TTLs by importance. `tool.invalidated` and `catalog.changed` events evict at once, on every
+ * replica: each replica subscribes to the event subjects directly (no queue group, so all hear it).
+ */
+import type { Bus, Subscription } from '@toolhub/bus';
+import { type Cache, toolInfoKey, toolInfoKeyPrefix, toolListKey, toolListKeyPrefix, type TtlPolicy } from '@toolhub/cache';
+import { AdapterListResponse, CatalogChanged, eventWildcard, importanceName, parseToolId, type ToolInfo, ToolInfo as ToolInfoCodec, ToolInvalidated } from '@toolhub/contracts';
+
+export interface MetadataCacheStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
+export class MetadataCache {
+  readonly stats: MetadataCacheStats = { hits: 0, misses: 0, evictions: 0 };
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    readonly cache: Cache,
+    private readonly ttl: TtlPolicy,
+    /** Listings change with the catalog; they live as long as normal-importance info. */
+    private readonly listTtlMs = ttl.normal,
+  ) {}
+
+  /** Evicts on invalidation events from `bus` until {@link close}. */
+  async listen(bus: Bus, onError: (err: unknown) => void = () => {}): Promise<void> {
+    this.subscriptions.push(
+      await bus.subscribe(eventWildcard('tool.invalidated'), async (msg) => {
+        try {
+          const e = ToolInvalidated.decode(msg.data);
+          await this.evictTool(e.provider, e.name);
+        } catch (err) {
+          onError(err);
+        }
+      }),
+      await bus.subscribe(eventWildcard('catalog.changed'), async (msg) => {
+        try {
+          const e = CatalogChanged.decode(msg.data);
+          await this.cache.deleteByPrefix(toolListKeyPrefix(e.provider));
+          for (const id of [...e.changed, ...e.removed]) {
+            const parsed = parseToolId(id);
+            await this.evictTool(parsed?.provider ?? e.provider, parsed?.name ?? id);
+          }
+          this.stats.evictions++;
+        } catch (err) {
+          onError(err);
+        }
+      }),
+    );
+  }
+
+  async getInfo(provider: string, name: string): Promise<ToolInfo | undefined> {
+    const bytes = await this.cache.get(toolInfoKey(provider, name));
+    if (!bytes) {
+      this.stats.misses++;
+      return undefined;
+    }
+    this.stats.hits++;
+    return ToolInfoCodec.decode(bytes);
+  }
+
+  async setInfo(info: ToolInfo): Promise<void> {
+    await this.cache.set(toolInfoKey(info.provider, info.name), ToolInfoCodec.encode(info).finish(), this.ttl[importanceName(info.importance)]);
+  }
+
+  async getList(provider: string, path: string, recursive: boolean): Promise<AdapterListResponse | undefined> {
+    const bytes = await this.cache.get(toolListKey(provider, path, recursive));
+    if (!bytes) {
+      this.stats.misses++;
+      return undefined;
+    }
+    this.stats.hits++;
+    return AdapterListResponse.decode(bytes);
+  }
+
+  async setList(provider: string, path: string, recursive: boolean, list: AdapterListResponse): Promise<void> {
+    await this.cache.set(toolListKey(provider, path, recursive), AdapterListResponse.encode(list).finish(), this.listTtlMs);
+  }
+
+  async evictTool(provider: string, name: string): Promise<void> {
+    await this.cache.deleteByPrefix(toolInfoKeyPrefix(provider, name));
+    this.stats.evictions++;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.subscriptions.splice(0).map((s) => s.close()));
+  }
+}

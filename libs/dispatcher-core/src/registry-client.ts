@@ -1,0 +1,57 @@
+/**
+ * The dispatcher's calls to the registry over the bus: search, preload set and tool info (with
+ * operator overlays). Same reply convention as adapters (error code header + ErrorInfo body).
+ */
+import { context, propagation } from '@opentelemetry/api';
+import { readReply } from '@toolhub/adapter-sdk';
+import { type Bus, type Headers, isBusError } from '@toolhub/bus';
+import {
+  GetPreloadSetRequest,
+  GetPreloadSetResponse,
+  GetToolRequest,
+  GetToolResponse,
+  HEADER_DEADLINE,
+  type RegisteredTool,
+  registrySubject,
+  SearchToolsRequest,
+  SearchToolsResponse,
+  ToolHubError,
+} from '@toolhub/contracts';
+
+export class RegistryClient {
+  constructor(private readonly bus: Bus) {}
+
+  async search(req: SearchToolsRequest, timeoutMs: number): Promise<SearchToolsResponse> {
+    return this.call('search', SearchToolsRequest.encode(req).finish(), timeoutMs, (b) => SearchToolsResponse.decode(b));
+  }
+
+  async preload(req: GetPreloadSetRequest, timeoutMs: number): Promise<GetPreloadSetResponse> {
+    return this.call('preload', GetPreloadSetRequest.encode(req).finish(), timeoutMs, (b) => GetPreloadSetResponse.decode(b));
+  }
+
+  /** The registry's view of a tool, or undefined when the registry does not know it. */
+  async info(provider: string, name: string, timeoutMs: number): Promise<RegisteredTool | undefined> {
+    try {
+      const res = await this.call('info', GetToolRequest.encode({ provider, name }).finish(), timeoutMs, (b) => GetToolResponse.decode(b));
+      return res.tool;
+    } catch (err) {
+      if (err instanceof ToolHubError && err.code === 'not_found') return undefined;
+      throw err;
+    }
+  }
+
+  private async call<T>(op: 'search' | 'preload' | 'info', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T): Promise<T> {
+    const headers: Headers = { [HEADER_DEADLINE]: String(Date.now() + timeoutMs) };
+    propagation.inject(context.active(), headers);
+    try {
+      return readReply(await this.bus.request(registrySubject(op), data, { timeoutMs: Math.max(1, timeoutMs), headers }), decode);
+    } catch (err) {
+      if (isBusError(err, 'no_responders')) {
+        throw new ToolHubError('unavailable', 'The registry is not running, so tool search and the preload set are unavailable right now; use tool_list to browse providers instead.', { cause: err });
+      }
+      if (isBusError(err, 'timeout')) throw new ToolHubError('timeout', `The registry did not answer within ${timeoutMs} ms.`, { cause: err });
+      if (isBusError(err)) throw new ToolHubError('unavailable', 'The message bus is not connected; retry shortly.', { cause: err });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The RegistryStore logic, written once over the small {@link Backend} interface; MongoDB and
+ * NeDB only supply the collections. Tracks calls in flight so `close()` can drain them.
+ */
+import type { ToolCalled, ToolInfo } from '@toolhub/contracts';
+
+import type { Backend } from './backend';
+import { StoreError } from './errors';
+import type { ResolvedStoreOptions } from './options';
+import { type PreloadDoc, PreloadLists, toPreloadList } from './preload';
+import type { StatsDoc } from './stats/fold';
+import { StatsQueries } from './stats/queries';
+import { type BatchDoc, CallRecorder, type ClaimDoc } from './stats/recorder';
+import type {
+  ListToolStatsOptions,
+  OverlayPatch,
+  PreloadList,
+  PreloadRevision,
+  RecordCallsResult,
+  RegistryStore,
+  SetPreloadListInput,
+  StoredTool,
+  SyncResult,
+  ToolFilter,
+  ToolStats,
+  ToolStatsSummary,
+} from './store';
+import { type OverlayDoc, type ToolDoc, ToolCatalog } from './tools';
+
+/** A RegistryStore over any {@link Backend}. */
+export class DocumentRegistryStore implements RegistryStore {
+  private readonly catalog: ToolCatalog;
+  private readonly preload: PreloadLists;
+  private readonly recorder: CallRecorder;
+  private readonly queries: StatsQueries;
+  private closing: Promise<void> | undefined;
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+
+  protected constructor(
+    private readonly backend: Backend,
+    options: ResolvedStoreOptions,
+    private readonly description: string,
+  ) {
+    const clock = options.clock;
+    this.catalog = new ToolCatalog(backend.collection<ToolDoc>('tools'), backend.collection<OverlayDoc>('overlays'), clock);
+    this.preload = new PreloadLists(backend.collection<PreloadDoc>('preload_revisions'), clock);
+    const stats = backend.collection<StatsDoc>('tool_stats');
+    this.recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), options);
+    this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
+  }
+
+  /** Finishes every batch a crashed writer left behind (run once at start-up). */
+  protected async recoverPending(): Promise<number> {
+    return this.run(() => this.recorder.recover());
+  }
+
+  upsertTools(provider: string, tools: readonly ToolInfo[]): Promise<SyncResult> {
+    return this.run(() => this.catalog.sync(provider, tools));
+  }
+
+  getTool(provider: string, name: string): Promise<StoredTool | undefined> {
+    return this.run(() => this.catalog.get(provider, name));
+  }
+
+  listTools(filter?: ToolFilter): Promise<StoredTool[]> {
+    return this.run(() => this.catalog.list(filter));
+  }
+
+  registerTool(tool: ToolInfo): Promise<StoredTool> {
+    return this.run(() => this.catalog.register(tool));
+  }
+
+  updateTool(tool: ToolInfo): Promise<StoredTool> {
+    return this.run(() => this.catalog.update(tool));
+  }
+
+  deleteTool(provider: string, name: string): Promise<void> {
+    return this.run(() => this.catalog.delete(provider, name));
+  }
+
+  setOverlay(provider: string, name: string, patch: OverlayPatch): Promise<StoredTool> {
+    return this.run(() => this.catalog.setOverlay(provider, name, patch));
+  }
+
+  getPreloadList(): Promise<PreloadList> {
+    return this.run(async () => toPreloadList(await this.preload.current()));
+  }
+
+  setPreloadList(input: SetPreloadListInput): Promise<PreloadRevision> {
+    return this.run(() => this.preload.set(input));
+  }
+
+  preloadHistory(limit?: number): Promise<PreloadRevision[]> {
+    return this.run(() => this.preload.history(limit));
+  }
+
+  recordCalls(events: readonly ToolCalled[]): Promise<RecordCallsResult> {
+    return this.run(() => this.recorder.record(events));
+  }
+
+  getToolStats(toolId: string): Promise<ToolStats | undefined> {
+    return this.run(() => this.queries.get(toolId));
+  }
+
+  listToolStats(options?: ListToolStatsOptions): Promise<ToolStatsSummary[]> {
+    return this.run(() => this.queries.list(options));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      await this.backend.close();
+    })();
+    return this.closing;
+  }
+
+  /** Runs `op` unless the store is closing, counting it as in flight. */
+  private async run<T>(op: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new StoreError('closed', `The registry store (${this.description}) is closed.`, { retryable: false });
+    this.inFlight++;
+    try {
+      return await op();
+    } finally {
+      if (--this.inFlight === 0) this.drained?.();
+    }
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The document backend on MongoDB 6+ or FerretDB 1.24 (official `mongodb` driver). Uses plain
+ * CRUD only — findOne/find with sort, limit and projection, insertOne, unordered insertMany,
+ * replaceOne, deleteMany, createIndex — which FerretDB 1.x implements like MongoDB.
+ */
+import {
+  type Collection,
+  type Db,
+  type Document,
+  type Filter as MongoFilter,
+  MongoBulkWriteError,
+  MongoClient,
+  type MongoClientOptions,
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
+
+import type { Backend, BaseDoc, CollectionName, DocCollection, Filter, FindOptions } from '../backend';
+import { StoreError } from '../errors';
+
+const DUPLICATE_KEY = 11000;
+
+/** Indexes created at start-up (idempotent). `_id` is the unique key of every collection. */
+const INDEXES: ReadonlyArray<{ collection: CollectionName; keys: Record<string, 1 | -1>; name: string; unique?: boolean }> = [
+  { collection: 'tools', keys: { provider: 1, name: 1 }, name: 'provider_name_unique', unique: true },
+  { collection: 'overlays', keys: { provider: 1 }, name: 'provider' },
+  { collection: 'preload_revisions', keys: { revision: -1 }, name: 'revision_unique', unique: true },
+  { collection: 'tool_stats', keys: { provider: 1 }, name: 'provider' },
+  { collection: 'call_batches', keys: { at: 1 }, name: 'at' },
+  { collection: 'call_claims', keys: { at: 1 }, name: 'at' },
+];
+
+/** A MongoDB database as a {@link Backend}. */
+export class MongoBackend implements Backend {
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  /**
+   * Connects, pings and creates the indexes.
+   * @throws StoreError backend (retryable) when the server cannot be reached in time.
+   */
+  static async connect(url: string, dbName: string, clientOptions: MongoClientOptions): Promise<MongoBackend> {
+    const client = new MongoClient(url, clientOptions);
+    try {
+      await client.connect();
+      const db = client.db(dbName);
+      await db.command({ ping: 1 });
+      const backend = new MongoBackend(client, db);
+      for (const index of INDEXES) {
+        await db.collection(index.collection).createIndex(index.keys, { name: index.name, unique: index.unique ?? false });
+      }
+      return backend;
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw new StoreError('backend', `Cannot open the registry database ${JSON.stringify(dbName)} at ${redactUrl(url)}: ${messageOf(err)}`, {
+        cause: err,
+        retryable: isTransient(err),
+      });
+    }
+  }
+
+  collection<T extends BaseDoc>(name: CollectionName): DocCollection<T> {
+    return new MongoDocCollection<T>(this.db.collection<BaseDoc>(name), name);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+class MongoDocCollection<T extends BaseDoc> implements DocCollection<T> {
+  constructor(
+    private readonly c: Collection<BaseDoc>,
+    private readonly name: string,
+  ) {}
+
+  get(id: string): Promise<T | undefined> {
+    return this.wrap('findOne', async () => ((await this.c.findOne({ _id: id })) as unknown as T | null) ?? undefined);
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    return this.wrap('find', async () => {
+      let projection: Document | undefined;
+      if (options.include) projection = Object.fromEntries([['_id', 1], ...options.include.map((f) => [f, 1])]);
+      else if (options.exclude) projection = Object.fromEntries(options.exclude.map((f) => [f, 0]));
+      const cursor = this.c.find(asFilter(filter), { projection, sort: options.sort, limit: options.limit });
+      return (await cursor.toArray()) as unknown as T[];
+    });
+  }
+
+  insert(doc: T): Promise<boolean> {
+    return this.wrap('insertOne', async () => {
+      try {
+        await this.c.insertOne(doc as BaseDoc);
+        return true;
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
+        throw err;
+      }
+    });
+  }
+
+  insertNew(docs: readonly T[]): Promise<void> {
+    return this.wrap('insertMany', async () => {
+      if (docs.length === 0) return;
+      try {
+        // Unordered: every free _id is inserted even when others are taken.
+        await this.c.insertMany(docs as readonly BaseDoc[], { ordered: false });
+      } catch (err) {
+        if (onlyDuplicates(err)) return;
+        throw err;
+      }
+    });
+  }
+
+  replace(filter: Filter & { _id: string }, doc: T): Promise<boolean> {
+    return this.wrap('replaceOne', async () => (await this.c.replaceOne(asFilter(filter), doc as unknown as BaseDoc)).matchedCount === 1);
+  }
+
+  delete(filter: Filter): Promise<number> {
+    return this.wrap('deleteMany', async () => (await this.c.deleteMany(asFilter(filter))).deletedCount);
+  }
+
+  private async wrap<R>(op: string, fn: () => Promise<R>): Promise<R> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new StoreError('backend', `MongoDB ${op} on ${this.name} failed: ${messageOf(err)}`, { cause: err, retryable: isTransient(err) });
+    }
+  }
+}
+
+/** Our filters use the query subset of {@link Filter}; the driver types them against the document. */
+function asFilter(filter: Filter): MongoFilter<BaseDoc> {
+  return filter as MongoFilter<BaseDoc>;
+}
+
+/** True when a bulk insert failed only because some `_id`s exist (and nothing else went wrong). */
+function onlyDuplicates(err: unknown): boolean {
+  if (err instanceof MongoBulkWriteError) {
+    if (err.err) return false; // a write concern error: the inserts may not be durable
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    return errors.length > 0 && errors.every((e) => e.code === DUPLICATE_KEY);
+  }
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/** Network trouble and elections pass; other failures need a person. */
+function isTransient(err: unknown): boolean {
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    (err instanceof MongoError && (err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('ResumableChangeStreamError')))
+  );
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The URL without credentials, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

@@ -1,0 +1,85 @@
+/** Options shared by both RegistryStore implementations, with their defaults in one place. */
+import { StoreError } from './errors';
+
+/**
+ * Points inside `recordCalls` where a test can make the store fail as if the process died there.
+ * - `batch-written`: the batch document is stored, no event is claimed yet.
+ * - `claims-written`: the batch's events are claimed, no statistics changed yet.
+ * - `first-tool-applied`: one tool's statistics are updated, the others' not yet.
+ * - `all-tools-applied`: every tool's statistics are updated, the batch document not removed yet.
+ */
+export type RecordStep = 'batch-written' | 'claims-written' | 'first-tool-applied' | 'all-tools-applied';
+
+/** Options of both stores. */
+export interface StoreOptions {
+  /** Milliseconds since the epoch. Tests pass a fake clock. @default Date.now */
+  clock?: () => number;
+  /**
+   * How long an event id is remembered after it was counted. A redelivery later than this is
+   * counted again. @default 86400000 (24 h)
+   */
+  dedupWindowMs?: number;
+  /** Hours of hourly buckets kept per tool. @default 168 (7 days) */
+  hourlyRetentionHours?: number;
+  /**
+   * A batch left behind by a crashed writer is finished by the next `recordCalls` that meets one of
+   * its events, by the next start-up, or by any `recordCalls` once it is this old. @default 60000
+   */
+  recoverAfterMs?: number;
+  /**
+   * How long a tool remembers that a batch was applied to it after the batch finished: must exceed
+   * the longest pause of a writer in the middle of a batch. @default 300000 (5 min)
+   */
+  guardGraceMs?: number;
+  /** Events per stored batch; longer inputs are split. @default 1000 */
+  maxBatchEvents?: number;
+  /**
+   * For tests only: the first `recordCalls` that reaches this step throws there, as if the process
+   * had been killed (what was written before stays written); later calls run normally.
+   */
+  failAt?: RecordStep;
+}
+
+/** {@link StoreOptions} with every default filled in. */
+export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'failAt'>> & Pick<StoreOptions, 'failAt'>;
+
+/** The defaults of {@link StoreOptions}. */
+export const storeDefaults = {
+  clock: Date.now,
+  dedupWindowMs: 24 * 60 * 60 * 1000,
+  hourlyRetentionHours: 168,
+  recoverAfterMs: 60_000,
+  guardGraceMs: 5 * 60 * 1000,
+  maxBatchEvents: 1000,
+} as const satisfies Required<Omit<StoreOptions, 'failAt'>>;
+
+/** Fills in defaults. @throws StoreError invalid_options naming the field. */
+export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
+  const resolved: ResolvedStoreOptions = {
+    clock: options.clock ?? storeDefaults.clock,
+    dedupWindowMs: options.dedupWindowMs ?? storeDefaults.dedupWindowMs,
+    hourlyRetentionHours: options.hourlyRetentionHours ?? storeDefaults.hourlyRetentionHours,
+    recoverAfterMs: options.recoverAfterMs ?? storeDefaults.recoverAfterMs,
+    guardGraceMs: options.guardGraceMs ?? storeDefaults.guardGraceMs,
+    maxBatchEvents: options.maxBatchEvents ?? storeDefaults.maxBatchEvents,
+    failAt: options.failAt,
+  };
+  positiveInt('dedupWindowMs', resolved.dedupWindowMs);
+  positiveInt('hourlyRetentionHours', resolved.hourlyRetentionHours);
+  positiveInt('recoverAfterMs', resolved.recoverAfterMs);
+  positiveInt('guardGraceMs', resolved.guardGraceMs);
+  positiveInt('maxBatchEvents', resolved.maxBatchEvents);
+  if (resolved.maxBatchEvents > 5000) {
+    // A batch is one document: 5000 events stay far below MongoDB's 16 MB document limit.
+    throw new StoreError('invalid_options', `maxBatchEvents is ${resolved.maxBatchEvents}; at most 5000 are allowed.`);
+  }
+  if (typeof resolved.clock !== 'function') throw new StoreError('invalid_options', 'clock must be a function returning milliseconds since the epoch.');
+  return resolved;
+}
+
+/** @throws StoreError invalid_options when `value` is not a positive integer. */
+export function positiveInt(field: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new StoreError('invalid_options', `${field} must be a positive integer, got ${JSON.stringify(value)}.`);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Exactly-once counting of `tool.called` events without multi-document transactions.
+ *
+ * Three collections: `call_batches` (a batch of records, written as ONE document, so its content
+ * is fixed the moment it exists), `call_claims` (one document per event id, `_id` = event id,
+ * naming the batch that counts it: the first insert wins, later ones fail on the unique `_id`),
+ * and `tool_stats` (one document per tool, updated by compare-and-set on `rev`).
+ *
+ * recordCalls → for each batch B:
+ *   1. insert B with its records;
+ *   2. claim every record for B (insert-if-absent), then read the claims back: B counts exactly the
+ *      records whose claim names B — everything else was counted, or is being counted, by another;
+ *   3. finish any other batch named by those claims that is still stored (its writer crashed);
+ *   4. per tool: read its stats; if the tool's `guard` lists B, skip (already applied); else fold
+ *      B's records in, add B to `guard`, and write with compare-and-set on `rev` (retry on conflict);
+ *   5. delete B.
+ *
+ * Any process may finish any stored batch at any time (steps 2, 4, 5) with the same result: the
+ * claims of B are complete once someone has run step 2 for all of B's records, so every finisher
+ * computes the same per-tool groups, and the guard (written atomically with the counts, in the
+ * same document) makes applying a group twice impossible. Hence a crash anywhere is repaired by a
+ * redelivery, the next start-up, or the periodic sweep, and nothing is lost or double counted.
+ * A guard entry is dropped once its batch is deleted and older than `guardGraceMs`.
+ * Limits: an event redelivered after `dedupWindowMs` is counted again (claims are pruned); a
+ * writer that stalls longer than `guardGraceMs` between reading and writing one tool's stats
+ * while another process finishes its batch could count that group twice.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ToolCalled } from '@toolhub/contracts';
+
+import type { BaseDoc, DocCollection } from '../backend';
+import { StoreError } from '../errors';
+import type { RecordStep, ResolvedStoreOptions } from '../options';
+import type { RecordCallsResult } from '../store';
+import { invalid } from '../validation';
+import { type CallRecord, normalizeEvents } from './events';
+import { type GuardEntry, type StatsDoc, emptyStats, foldCalls } from './fold';
+
+/** A batch of records: its content is fixed when it is inserted. */
+export interface BatchDoc extends BaseDoc {
+  at: number;
+  events: CallRecord[];
+}
+
+/** Event id → the batch that counts it. */
+export interface ClaimDoc extends BaseDoc {
+  b: string;
+  at: number;
+}
+
+const CAS_ATTEMPTS = 100;
+/** Stale batches finished per sweep. */
+const SWEEP_LIMIT = 20;
+/** Guard entries kept without checking whether their batches are finished. */
+const GUARD_SOFT_LIMIT = 32;
+const MAX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Counts calls into `tool_stats`, exactly once per event id. */
+export class CallRecorder {
+  private lastSweep = Number.NEGATIVE_INFINITY;
+  private lastPrune = Number.NEGATIVE_INFINITY;
+  /** The test hook fires once, like a crash. */
+  private failAt: RecordStep | undefined;
+
+  constructor(
+    private readonly stats: DocCollection<StatsDoc>,
+    private readonly batches: DocCollection<BatchDoc>,
+    private readonly claims: DocCollection<ClaimDoc>,
+    private readonly options: ResolvedStoreOptions,
+  ) {
+    this.failAt = options.failAt;
+  }
+
+  async record(events: readonly ToolCalled[]): Promise<RecordCallsResult> {
+    if (!Array.isArray(events)) invalid('events', 'is not a list', 'a list of ToolCalled events', '[]');
+    const { records, rejected, duplicates } = normalizeEvents(events, this.options.clock());
+    let recorded = 0;
+    for (let i = 0; i < records.length; i += this.options.maxBatchEvents) {
+      recorded += await this.recordBatch(records.slice(i, i + this.options.maxBatchEvents));
+    }
+    await this.housekeeping();
+    return { recorded, duplicates: duplicates + records.length - recorded, rejected };
+  }
+
+  /**
+   * Finishes batches left behind by crashed writers: all of them (at start-up), or those older
+   * than `olderThan`. Returns how many it finished.
+   */
+  async recover(olderThan?: number, limit = Number.POSITIVE_INFINITY): Promise<number> {
+    let finished = 0;
+    while (finished < limit) {
+      const page = Math.min(100, limit - finished);
+      const docs = await this.batches.find(olderThan === undefined ? {} : { at: { $lt: olderThan } }, { sort: { at: 1 }, limit: page });
+      for (const doc of docs) await this.complete(doc);
+      finished += docs.length;
+      if (docs.length < page) break;
+    }
+    return finished;
+  }
+
+  private async recordBatch(records: CallRecord[]): Promise<number> {
+    const batch: BatchDoc = { _id: randomBytes(12).toString('base64url'), at: this.options.clock(), events: records };
+    if (!(await this.batches.insert(batch))) throw new StoreError('backend', `Batch id ${batch._id} collided; retry.`);
+    this.crashPoint('batch-written');
+    const owners = await this.claim(batch);
+    this.crashPoint('claims-written');
+    // Records claimed by a batch that is still stored: its writer crashed (or is slow). Finish it
+    // now, so the counts are exact when this call returns — the caller then acks the redelivery,
+    // and nothing else would bring those records back.
+    const others = [...new Set(owners.values())].filter((b) => b !== batch._id);
+    if (others.length > 0) {
+      for (const doc of await this.batches.find({ _id: { $in: others } })) await this.complete(doc);
+    }
+    return this.complete(batch, owners, true);
+  }
+
+  /** Claims every record of `batch` for it where still unclaimed; returns event id → owner. */
+  private async claim(batch: BatchDoc): Promise<Map<string, string>> {
+    await this.claims.insertNew(batch.events.map((e) => ({ _id: e.id, b: batch._id, at: batch.at })));
+    const found = await this.claims.find({ _id: { $in: batch.events.map((e) => e.id) } }, { include: ['b'] });
+    return new Map(found.map((c) => [c._id, c.b]));
+  }
+
+  /** Steps 2, 4 and 5 for `batch`; returns how many records it counts. */
+  private async complete(batch: BatchDoc, knownOwners?: Map<string, string>, original = false): Promise<number> {
+    const owners = knownOwners ?? (await this.claim(batch));
+    const byTool = new Map<string, CallRecord[]>();
+    let mine = 0;
+    for (const record of batch.events) {
+      if (owners.get(record.id) !== batch._id) continue;
+      mine++;
+      const group = byTool.get(record.t);
+      if (group) group.push(record);
+      else byTool.set(record.t, [record]);
+    }
+    let applied = 0;
+    for (const [toolId, group] of byTool) {
+      await this.apply(batch._id, toolId, group);
+      if (original && ++applied === 1) this.crashPoint('first-tool-applied');
+    }
+    if (original) this.crashPoint('all-tools-applied');
+    await this.batches.delete({ _id: batch._id });
+    return mine;
+  }
+
+  /** Folds `group` into the tool's stats unless batch `batchId` is already in its guard. */
+  private async apply(batchId: string, toolId: string, group: readonly CallRecord[]): Promise<void> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.stats.get(toolId);
+      if (current?.guard.some((g) => g.b === batchId)) return;
+      const now = this.options.clock();
+      const base = current ?? emptyStats(toolId);
+      const next = foldCalls(base, group, now, this.options.hourlyRetentionHours);
+      next.guard = [...(await this.liveGuard(base.guard, now)), { b: batchId, at: now }];
+      next.rev = base.rev + 1;
+      const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
+      if (written) return;
+      // Another writer changed this tool's stats in between: re-read and fold again.
+      if (attempt >= 3) await sleep(Math.random() * Math.min(50, attempt * 2));
+    }
+    throw new StoreError('contention', `The statistics of ${toolId} are updated by too many writers at once; the events were not acknowledged, retry them.`);
+  }
+
+  /** `guard` without entries of batches that are finished and older than the grace period. */
+  private async liveGuard(guard: readonly GuardEntry[], now: number): Promise<GuardEntry[]> {
+    const grace = this.options.guardGraceMs;
+    const old = guard.filter((g) => g.at < now - grace);
+    // Checking costs a query: do it when the guard grows or an entry is well past the grace period.
+    if (old.length === 0 || (guard.length <= GUARD_SOFT_LIMIT && !old.some((g) => g.at < now - 2 * grace))) return [...guard];
+    const pending = new Set((await this.batches.find({ _id: { $in: old.map((g) => g.b) } }, { include: [] })).map((d) => d._id));
+    return guard.filter((g) => g.at >= now - grace || pending.has(g.b));
+  }
+
+  /** Finishes stale batches now and then, and forgets event ids older than the de-dup window. */
+  private async housekeeping(): Promise<void> {
+    const now = this.options.clock();
+    if (now - this.lastSweep >= this.options.recoverAfterMs / 2) {
+      this.lastSweep = now;
+      await this.recover(now - this.options.recoverAfterMs, SWEEP_LIMIT);
+    }
+    if (now - this.lastPrune >= Math.min(MAX_PRUNE_INTERVAL_MS, this.options.dedupWindowMs / 4)) {
+      this.lastPrune = now;
+      await this.claims.delete({ at: { $lt: now - this.options.dedupWindowMs } });
+    }
+  }
+
+  private crashPoint(step: RecordStep): void {
+    if (this.failAt !== step) return;
+    this.failAt = undefined;
+    throw new Error(`Injected failure at ${step} (StoreOptions.failAt): the write stops here, as if the process died.`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,19 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { EmbeddedRegistryStore } from '../src/index';
+import { storeContractSuite } from '../src/testing';
+
+storeContractSuite('EmbeddedRegistryStore', async (options) => {
+  const dir = await mkdtemp(join(tmpdir(), 'toolhub-store-'));
+  const store = await EmbeddedRegistryStore.open({ ...options, dir });
+  return {
+    store,
+    reopen: (reopenOptions) => EmbeddedRegistryStore.open({ ...reopenOptions, dir }),
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});

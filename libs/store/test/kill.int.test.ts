@@ -1,0 +1,130 @@
+/**
+ * A writer process is killed with SIGKILL in the middle of its stream of batches (as the registry
+ * can be); the unacknowledged batches are then redelivered to a new store on the same data, as
+ * JetStream would. The counts must be exact: nothing lost, nothing counted twice.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { mongoUrl } from '@toolhub/test-harness';
+import { MongoClient } from 'mongodb';
+
+import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../src/index';
+import { KILL_TOOLS, NEW_PER_BATCH, expectedCounts, killBatch } from './support/kill-batches';
+
+const ROOT = resolve(__dirname, '../../..');
+const CHILD = join(__dirname, 'support/record-until-killed.ts');
+const ROUNDS = 3;
+
+interface Target {
+  args: string[];
+  open(): Promise<RegistryStore>;
+  cleanup(): Promise<void>;
+}
+
+/** Starts the writer, lets it ack at least `minAcks` batches, kills it at a random moment. */
+async function runAndKill(args: readonly string[], minAcks: number): Promise<number> {
+  // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that SIGKILL would miss.
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  let lastAcked = -1;
+  try {
+    await new Promise<void>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`writer acked only ${lastAcked + 1} batches in 60 s; stderr: ${stderr}`)), 60_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        fail(new Error(`writer exited early (${code}): ${stderr}`));
+      });
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^acked (\d+)$/.exec(line);
+        if (!m) return;
+        lastAcked = Number(m[1]);
+        if (lastAcked + 1 >= minAcks) {
+          clearTimeout(timer);
+          // A random moment inside the next write.
+          setTimeout(() => {
+            child.kill('SIGKILL');
+            done();
+          }, Math.random() * 8);
+        }
+      });
+    });
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  return lastAcked;
+}
+
+async function expectExact(store: RegistryStore, batches: number): Promise<void> {
+  for (const [toolId, want] of expectedCounts(batches)) {
+    const stats = await store.getToolStats(toolId);
+    expect({ toolId, calls: stats?.calls, failures: stats?.failureCount }).toEqual({ toolId, calls: want.calls, failures: want.failures });
+  }
+}
+
+function killSuite(name: string, makeTarget: () => Promise<Target>): void {
+  it(
+    `${name}: counts exactly after the writer is killed mid-stream and the unacknowledged batches are redelivered`,
+    async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const target = await makeTarget();
+        try {
+          const lastAcked = await runAndKill(target.args, 3 + Math.floor(Math.random() * 6));
+          const store = await target.open();
+          try {
+            // JetStream redelivers what was not acked (the batch in flight), and may repeat acked ones.
+            const inFlight = lastAcked + 1;
+            const redelivered = await store.recordCalls(killBatch(inFlight));
+            expect(redelivered.recorded + redelivered.duplicates).toBe(killBatch(inFlight).length);
+            await expectExact(store, inFlight + 1);
+            const again = await store.recordCalls([killBatch(0), killBatch(inFlight)].flat());
+            expect(again.recorded).toBe(0);
+            await expectExact(store, inFlight + 1);
+            const total = (await Promise.all(KILL_TOOLS.map((t) => store.getToolStats(t)))).reduce((n, s) => n + (s?.calls ?? 0), 0);
+            expect(total).toBe((inFlight + 1) * NEW_PER_BATCH);
+          } finally {
+            await store.close();
+          }
+        } finally {
+          await target.cleanup();
+        }
+      }
+    },
+    180_000,
+  );
+}
+
+describe('a writer killed with SIGKILL', () => {
+  killSuite('EmbeddedRegistryStore', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolhub-store-kill-'));
+    return {
+      args: ['embedded', dir],
+      open: () => EmbeddedRegistryStore.open({ dir }),
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
+  });
+
+  killSuite('MongoRegistryStore', async () => {
+    const url = await mongoUrl();
+    const dbName = `toolhub_store_kill_${randomBytes(4).toString('hex')}`;
+    return {
+      args: ['mongo', url, dbName],
+      open: () => MongoRegistryStore.connect({ url, dbName }),
+      cleanup: async () => {
+        const admin = new MongoClient(url);
+        try {
+          await admin.db(dbName).dropDatabase();
+        } finally {
+          await admin.close();
+        }
+      },
+    };
+  });
+});

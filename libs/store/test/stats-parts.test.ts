@@ -1,0 +1,47 @@
+import { ErrorCode } from '@toolhub/contracts';
+
+import { LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
+import { failureClass, normalizeEvents } from '../src/stats/events';
+import { emptyStats, foldCalls } from '../src/stats/fold';
+import { called } from '../src/testing';
+
+describe('failureClass', () => {
+  it('is undefined for ok, the status for a snake_case status, else the error code name, else unknown', () => {
+    expect(failureClass({ status: 'ok', errorCode: 0 })).toBeUndefined();
+    expect(failureClass({ status: 'tool_error', errorCode: 0 })).toBe('tool_error');
+    expect(failureClass({ status: 'Timeout', errorCode: ErrorCode.ERROR_CODE_TIMEOUT })).toBe('timeout');
+    expect(failureClass({ status: 'weird status!', errorCode: ErrorCode.ERROR_CODE_RATE_LIMITED })).toBe('rate_limited');
+    expect(failureClass({ status: '', errorCode: 0 })).toBe('unknown');
+  });
+});
+
+describe('normalizeEvents', () => {
+  it('fills a missing timestamp with now, clamps latency, and derives the tool id from provider and name', () => {
+    const { records } = normalizeEvents([called('a', '', { provider: 'local', name: 'x', latencyMs: 1e12, timestampUnixMs: 0 })], 42);
+    expect(records).toEqual([{ id: 'a', t: 'local:x', ok: true, c: '', l: MAX_LATENCY_MS, ts: 42, fb: false }]);
+  });
+});
+
+describe('LatencyDigest', () => {
+  it('survives encoding, keeps counting after decoding, and stays small', () => {
+    const digest = LatencyDigest.empty();
+    for (let i = 0; i < 100_000; i++) digest.record((i * 7919) % 60_000);
+    const encoded = digest.encode();
+    expect(encoded.length).toBeLessThan(8_000);
+    const decoded = LatencyDigest.decode(encoded);
+    expect(decoded.count).toBe(100_000);
+    expect(decoded.percentile(50)).toBe(digest.percentile(50));
+    decoded.record(5);
+    expect(decoded.count).toBe(100_001);
+    expect(LatencyDigest.decode('').percentile(99)).toBe(0);
+  });
+});
+
+describe('foldCalls', () => {
+  it('drops hourly buckets older than the retention but keeps counting the calls in the totals', () => {
+    const now = Date.UTC(2025, 0, 10, 12);
+    const doc = foldCalls(emptyStats('local:x'), normalizeEvents([called('old', 'local:x', { timestampUnixMs: now - 48 * 3_600_000 }), called('new', 'local:x')], now).records, now, 24);
+    expect(doc.calls).toBe(2);
+    expect(doc.hourly.map((h) => h.h)).toEqual([now]);
+  });
+});

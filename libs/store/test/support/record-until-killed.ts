@@ -1,0 +1,28 @@
+/**
+ * Child process of the kill tests: records batch after batch into a store and prints `acked <i>`
+ * after each write returned, until it is killed. Usage:
+ *   node --import tsx record-until-killed.ts embedded <dir> | mongo <url> <dbName>
+ */
+import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../../src/index';
+import { killBatch } from './kill-batches';
+
+async function main(): Promise<void> {
+  const [kind, target, dbName] = process.argv.slice(2);
+  if (!target) throw new Error('usage: record-until-killed.ts embedded <dir> | mongo <url> <dbName>');
+  // Never outlive the test process.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && process.exit(2), 500).unref();
+  const store: RegistryStore =
+    kind === 'embedded' ? await EmbeddedRegistryStore.open({ dir: target }) : await MongoRegistryStore.connect({ url: target, dbName: dbName ?? 'toolhub' });
+  process.stdout.write('ready\n');
+  for (let i = 0; i < 100_000; i++) {
+    await store.recordCalls(killBatch(i));
+    process.stdout.write(`acked ${i}\n`);
+  }
+  await store.close();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
