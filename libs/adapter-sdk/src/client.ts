@@ -28,6 +28,8 @@ export interface CallOptions {
   /** Time budget of this call in milliseconds. */
   timeoutMs: number;
   requestId?: string;
+  /** Extra headers, e.g. the run acknowledgement subject. */
+  headers?: Headers;
 }
 
 /** Calls adapters by provider name. Errors are always ToolHubError. */
@@ -59,7 +61,7 @@ export class AdapterClient {
 
   private async call(provider: string, op: AdapterOperation, data: Uint8Array, options: CallOptions): Promise<BusReply> {
     const subject = adapterSubject(provider, op);
-    const headers: Headers = { [HEADER_DEADLINE]: String(Date.now() + options.timeoutMs) };
+    const headers: Headers = { ...options.headers, [HEADER_DEADLINE]: String(Date.now() + options.timeoutMs) };
     if (options.requestId) headers[HEADER_REQUEST_ID] = options.requestId;
     propagation.inject(context.active(), headers);
     try {

@@ -1,36 +1,54 @@
 /**
- * The dispatcher's domain logic, independent of gRPC: routes list/info/run to the adapter named by
- * `provider`, bounds every call by the caller's deadline, and turns failures into errors an LLM can
- * act on (unknown provider → the known ones; unknown tool → close names and the parent path).
+ * The dispatcher's domain logic, independent of gRPC: resolves tools (cache → registry → adapter),
+ * validates and repairs arguments, routes runs to the adapter named by `provider` within the
+ * caller's deadline, retries where that is safe, walks fallback chains, and turns every failure
+ * into an error an LLM can act on. Every routed run emits a durable `tool.called` event.
  */
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AdapterClient } from '@toolhub/adapter-sdk';
+import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus } from '@toolhub/bus';
+import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
+  type AdapterListResponse,
+  type AppliedFix,
   assertProviderName,
   assertToolName,
   type Category,
   ErrorCode,
   errorCodeToProto,
+  type GetPreloadSetRequest,
+  type GetPreloadSetResponse,
   type GetToolInfoRequest,
   type GetToolInfoResponse,
+  Importance,
   type ListProvidersResponse,
   type ListToolsRequest,
   type ListToolsResponse,
   normalizePath,
+  parseToolId,
+  type RegisteredTool,
   RunStatus,
   type RunToolRequest,
   type RunToolResponse,
+  type SearchToolsRequest,
+  type SearchToolsResponse,
   ToolHubError,
   toolId,
+  type ToolInfo,
+  toToolHubError,
 } from '@toolhub/contracts';
-
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { checkArgumentDepth } from './arguments';
 import { CallEventPublisher } from './call-events';
+import { InflightTracker } from './inflight';
+import { CallerLimiter } from './limits';
+import { MetadataCache } from './metadata-cache';
 import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 import { ProviderDirectory } from './providers';
+import { RegistryClient } from './registry-client';
+import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
 
 /** Per-call context from the edge. */
 export interface CallContext {
@@ -39,28 +57,61 @@ export interface CallContext {
   requestId: string;
 }
 
+/** Checks and repairs arguments against a tool's schema. @throws ToolHubError invalid_argument */
+export interface ArgumentsValidator {
+  validate(tool: ToolInfo, args: Record<string, unknown>): { args: Record<string, unknown>; fixes: AppliedFix[] };
+}
+
+/** Collaborators of the dispatcher; each has an in-process default. */
+export interface DispatcherDeps {
+  /** @default an in-memory cache */
+  cache?: Cache;
+  /** @default none (arguments are checked by the adapter only) */
+  validator?: ArgumentsValidator;
+  logger?: SdkLogger;
+}
+
 const tracer = trace.getTracer('@toolhub/dispatcher-core');
+const silent: SdkLogger = { info() {}, warn() {}, error() {} };
 
 export class Dispatcher {
   readonly options: ResolvedDispatcherOptions;
-  private readonly client: AdapterClient;
   /** Durable `tool.called` events; never blocks or fails a call. */
   readonly callEvents: CallEventPublisher;
+  readonly metadata: MetadataCache;
+  private readonly client: AdapterClient;
+  private readonly registry: RegistryClient;
+  private readonly limiter: CallerLimiter;
+  private readonly log: SdkLogger;
 
   private constructor(
     readonly bus: Bus,
     readonly providers: ProviderDirectory,
+    private readonly inflight: InflightTracker,
     options: ResolvedDispatcherOptions,
+    private readonly deps: DispatcherDeps,
   ) {
     this.options = options;
+    this.log = deps.logger ?? silent;
     this.client = new AdapterClient(bus);
-    this.callEvents = new CallEventPublisher(bus);
+    this.registry = new RegistryClient(bus);
+    this.callEvents = new CallEventPublisher(bus, { onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry') });
+    this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
+    this.limiter = new CallerLimiter(options.maxConcurrentPerCaller);
   }
 
-  /** Creates a dispatcher on `bus` and starts provider discovery. */
-  static async create(bus: Bus, options: DispatcherOptions = {}): Promise<Dispatcher> {
+  /** Creates a dispatcher on `bus`: starts provider discovery, run tracking and cache invalidation. */
+  static async create(bus: Bus, options: DispatcherOptions = {}, deps: DispatcherDeps = {}): Promise<Dispatcher> {
     const resolved = withDefaults(options);
-    return new Dispatcher(bus, await ProviderDirectory.start(bus, resolved.providerTtlMs), resolved);
+    const providers = await ProviderDirectory.start(bus, resolved.providerTtlMs);
+    const inflight = await InflightTracker.start(bus);
+    const dispatcher = new Dispatcher(bus, providers, inflight, resolved, deps);
+    providers.onReplicaGone((provider, instance, reason) => {
+      const failed = inflight.replicaGone(provider, instance, reason);
+      if (failed) dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls');
+    });
+    await dispatcher.metadata.listen(bus, (err) => dispatcher.log.warn({ err }, 'malformed invalidation event'));
+    return dispatcher;
   }
 
   async listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {
@@ -76,69 +127,72 @@ export class Dispatcher {
     }
     assertProviderName(req.provider);
     const path = normalizePath(req.path);
-    const res = await this.guardProvider(req.provider, () =>
-      this.client.list(req.provider, path, req.recursive, { timeoutMs: this.metadataTimeout(call), requestId: call.requestId }),
-    );
-    const first = res.tools[0];
+    let res: AdapterListResponse | undefined = await this.metadata.getList(req.provider, path, req.recursive);
+    if (!res) {
+      res = await this.guardProvider(req.provider, () => this.client.list(req.provider, path, req.recursive, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
+      await this.metadata.setList(req.provider, path, req.recursive, res);
+    }
     const hintParts: string[] = [];
+    const first = res.tools[0];
     if (first) hintParts.push(`Call tool_info with provider=${JSON.stringify(req.provider)} and name=${JSON.stringify(first.name)} (or another tool above) for its full schema.`);
     if (res.categories[0]) hintParts.push(`Call tool_list with path=${JSON.stringify(res.categories[0].path)} (or another category) to go deeper.`);
     return { categories: res.categories, tools: res.tools, hint: hintParts.join(' ') || 'This category is empty.' };
   }
 
   async getToolInfo(req: GetToolInfoRequest, call: CallContext): Promise<GetToolInfoResponse> {
-    assertProviderName(req.provider);
-    assertToolName(req.name);
-    const tool = await this.guardProvider(req.provider, () =>
-      this.client.info(req.provider, req.name, { timeoutMs: this.metadataTimeout(call), requestId: call.requestId }),
-    );
-    return { tool };
+    return { tool: (await this.resolveTool(req.provider, req.name, call)).tool };
+  }
+
+  async searchTools(req: SearchToolsRequest, call: CallContext): Promise<SearchToolsResponse> {
+    const queries = req.queries.map((q) => q.trim()).filter(Boolean);
+    if (queries.length === 0) {
+      throw ToolHubError.invalidArgument('tool_search needs at least one non-empty query, e.g. queries=["read a file"].', [
+        { field: 'queries', message: 'empty', expected: '1 to 10 non-empty strings', example: '["read a file"]' },
+      ]);
+    }
+    if (req.provider) assertProviderName(req.provider);
+    return this.registry.search({ ...req, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs));
+  }
+
+  async getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse> {
+    return this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs));
   }
 
   async runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse> {
     assertProviderName(req.provider);
     assertToolName(req.name);
-    const args = req.arguments ?? {};
     const started = Date.now();
+    const id = toolId(req.provider, req.name);
     const wanted = Math.min(req.timeoutMs || this.options.defaultRunTimeoutMs, this.options.maxRunTimeoutMs);
     const deadline = Math.min(started + wanted, call.deadline);
-    const id = toolId(req.provider, req.name);
+    let outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
     return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
-      let outcome: { status: string; code: ErrorCode; attempts: number; servedBy: string } = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 1, servedBy: '' };
+      let release: (() => void) | undefined;
       try {
+        const args = req.arguments ?? {};
         checkArgumentDepth(args, this.options.maxArgumentDepth);
-        const res = await this.guardProvider(req.provider, () =>
-          this.client.run(
-            req.provider,
-            { name: req.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: req.caller },
-            // The bus timeout outlives the adapter's own deadline a little, so the adapter's
-            // precise TIMEOUT reply wins over a generic bus timeout.
-            { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId },
-          ),
-        );
-        const toolError = res.status === RunStatus.RUN_STATUS_TOOL_ERROR;
-        outcome = toolError
-          ? { status: 'tool_error', code: ErrorCode.ERROR_CODE_FAILED, attempts: 1, servedBy: '' }
-          : { status: 'ok', code: ErrorCode.ERROR_CODE_UNSPECIFIED, attempts: 1, servedBy: '' };
-        return {
-          status: toolError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
-          content: res.content,
-          error: toolError
-            ? { code: ErrorCode.ERROR_CODE_FAILED, message: res.errorMessage, violations: [], suggestions: [], parentPath: '', fixes: [], retryable: false, retryAfterMs: 0 }
-            : undefined,
-          fixes: [],
-          attempts: 1,
-          servedBy: id,
-          latencyMs: Date.now() - started,
-          structured: res.structured,
-        };
+        release = this.limiter.acquire(req.caller);
+        const primary = await this.resolveTool(req.provider, req.name, call);
+        const info = primary.tool!;
+        if (req.expectedVersion && req.expectedVersion !== info.version) {
+          throw new ToolHubError(
+            'failed_precondition',
+            `Tool ${id} changed since you loaded it (you have version ${req.expectedVersion}, it is now ${info.version}): ${info.description.split(/(?<=[.!?])\s/)[0]} ` +
+              'Call tool_info again and build the arguments from the new schema.',
+          );
+        }
+        const result = await this.runChain(primary, args, req, call, deadline, (attempts, fallback) => (outcome = { ...outcome, attempts, fallback }));
+        const toolError = result.status === RunStatus.RUN_STATUS_TOOL_ERROR;
+        outcome = { ...outcome, status: toolError ? 'tool_error' : 'ok', code: toolError ? ErrorCode.ERROR_CODE_FAILED : ErrorCode.ERROR_CODE_UNSPECIFIED };
+        return { ...result, latencyMs: Date.now() - started };
       } catch (err) {
-        const code = err instanceof ToolHubError ? err.code : 'internal';
-        outcome = { status: code, code: errorCodeToProto(code), attempts: 1, servedBy: '' };
-        span.recordException(err as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-        throw err;
+        const e = toToolHubError(err);
+        outcome = { ...outcome, status: e.code, code: errorCodeToProto(e.code) };
+        span.recordException(e);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+        throw e;
       } finally {
+        release?.();
         span.end();
         this.callEvents.emit({
           eventId: randomUUID(),
@@ -148,8 +202,8 @@ export class Dispatcher {
           status: outcome.status,
           errorCode: outcome.code,
           latencyMs: Date.now() - started,
-          attempts: outcome.attempts,
-          fallbackUsed: outcome.servedBy,
+          attempts: Math.max(1, outcome.attempts),
+          fallbackUsed: outcome.fallback,
           caller: req.caller,
           timestampUnixMs: started,
         });
@@ -161,15 +215,160 @@ export class Dispatcher {
     return { providers: this.providers.status() };
   }
 
+  /** Health detail for operators: cache state and event backlog. */
+  health(): { cache: string; cacheHealthy: boolean; pendingEvents: number; droppedEvents: number; inflight: number } {
+    const cache = this.metadata.cache.health();
+    return { cache: cache.detail, cacheHealthy: cache.healthy, pendingEvents: this.callEvents.backlog, droppedEvents: this.callEvents.dropped, inflight: this.inflight.size };
+  }
+
+  /**
+   * Loads the info of every core-importance tool of the live providers into the cache, so the
+   * first agents after a restart do not all miss at once. Returns how many tools were warmed.
+   */
+  async warmCoreTools(timeoutMs = 5000): Promise<number> {
+    const call: CallContext = { deadline: Date.now() + timeoutMs, requestId: 'warm-start' };
+    let warmed = 0;
+    for (const provider of this.providers.known()) {
+      try {
+        const list = await this.client.list(provider, '', true, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs) });
+        for (const t of list.tools.filter((t) => t.importance === Importance.IMPORTANCE_CORE)) {
+          await this.resolveTool(provider, t.name, call);
+          warmed++;
+        }
+      } catch (err) {
+        this.log.warn({ err, provider }, 'warm start skipped a provider');
+      }
+    }
+    return warmed;
+  }
+
   async close(): Promise<void> {
     await this.callEvents.close();
+    await this.metadata.close();
+    await this.inflight.close();
     await this.providers.close();
   }
 
-  private metadataTimeout(call: CallContext): number {
+  /** Runs the primary tool, then its fallbacks in order, retrying each where that is safe. */
+  private async runChain(
+    primary: RegisteredTool,
+    args: Record<string, unknown>,
+    req: RunToolRequest,
+    call: CallContext,
+    deadline: number,
+    progress: (attempts: number, fallback: string) => void,
+  ): Promise<Omit<RunToolResponse, 'latencyMs'>> {
+    const chain: Array<RegisteredTool | string> = [primary, ...(primary.overlay?.fallbacks ?? [])];
+    const tried: string[] = [];
+    let attempts = 0;
+    let lastError: ToolHubError | undefined;
+    for (const [index, entry] of chain.entries()) {
+      if (Date.now() >= deadline) break;
+      let candidate: RegisteredTool;
+      let candidateArgs = args;
+      if (typeof entry === 'string') {
+        const ref = parseToolId(entry);
+        if (!ref) continue;
+        try {
+          candidate = await this.resolveTool(ref.provider, ref.name, call);
+        } catch {
+          continue; // An unreachable fallback is skipped, not fatal: the next one may work.
+        }
+        candidateArgs = mapArgumentsByName(args, candidate.tool!);
+      } else candidate = entry;
+      const info = candidate.tool!;
+      let validated: { args: Record<string, unknown>; fixes: AppliedFix[] };
+      try {
+        validated = this.deps.validator ? this.deps.validator.validate(info, candidateArgs) : { args: candidateArgs, fixes: [] };
+      } catch (err) {
+        if (index === 0) throw err; // The caller's own mistake: report it, do not paper over it.
+        continue;
+      }
+      tried.push(info.id);
+      for (let attempt = 1; ; attempt++) {
+        attempts++;
+        progress(attempts, index > 0 ? info.id : '');
+        try {
+          const res = await this.runOnce(info, validated.args, req, call, deadline);
+          const toolError = res.status === RunStatus.RUN_STATUS_TOOL_ERROR;
+          return {
+            status: toolError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
+            content: res.content,
+            error: toolError
+              ? { code: ErrorCode.ERROR_CODE_FAILED, message: res.errorMessage, violations: [], suggestions: [], parentPath: '', fixes: [], retryable: false, retryAfterMs: 0 }
+              : undefined,
+            fixes: validated.fixes,
+            attempts,
+            servedBy: info.id,
+            structured: res.structured,
+          };
+        } catch (err) {
+          lastError = toToolHubError(err);
+          const wait = backoffMs(attempt, this.options.retryBaseMs, this.options.retryMaxMs, lastError.retryAfterMs);
+          const canRetry = attempt < this.options.maxAttempts && isRetryableCode(lastError) && isRetrySafe(info, req.idempotencyKey) && Date.now() + wait < deadline;
+          if (!canRetry) break;
+          await sleep(wait);
+        }
+      }
+      if (!lastError || !triggersFallback(lastError)) break;
+    }
+    if (!lastError) throw ToolHubError.timeout(`The deadline of ${toolId(req.provider, req.name)} passed before it could run; retry with a larger timeout_ms.`);
+    if (tried.length > 1) {
+      throw new ToolHubError(lastError.code, `${lastError.message} (tried ${tried.join(', then ')}; ${attempts} attempts in all)`, { cause: lastError, suggestions: lastError.suggestions });
+    }
+    throw lastError;
+  }
+
+  private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
+    const tracked = this.inflight.begin(info.provider);
+    try {
+      return await this.guardProvider(info.provider, () =>
+        Promise.race([
+          this.client.run(
+            info.provider,
+            { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: req.caller },
+            // The bus timeout outlives the adapter's own deadline a little, so the adapter's
+            // precise TIMEOUT reply wins over a generic bus timeout.
+            { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: tracked.headers },
+          ),
+          tracked.lost,
+        ]),
+      );
+    } finally {
+      tracked.end();
+    }
+  }
+
+  /**
+   * The tool with its operator overlay: cache, then the registry (which applies overlays), then the
+   * adapter itself (when the registry is not running or does not know the tool yet).
+   * @throws ToolHubError not_found (unknown provider or tool, or disabled), invalid_argument
+   */
+  private async resolveTool(provider: string, name: string, call: CallContext): Promise<RegisteredTool> {
+    assertProviderName(provider);
+    assertToolName(name);
+    let tool = await this.metadata.getInfo(provider, name);
+    if (!tool) {
+      tool = await this.registry.info(provider, name, this.timeLeft(call, this.options.registryTimeoutMs)).catch((err: unknown) => {
+        if (err instanceof ToolHubError && (err.code === 'unavailable' || err.code === 'timeout')) return undefined;
+        throw err;
+      });
+      if (!tool?.tool) {
+        const info = await this.guardProvider(provider, () => this.client.info(provider, name, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
+        tool = { tool: info, overlay: { importance: info.importance, enabled: true, fallbacks: [] }, origin: 1, updatedUnixMs: Date.now() };
+      }
+      await this.metadata.setInfo(tool);
+    }
+    if (tool.overlay && !tool.overlay.enabled) {
+      throw ToolHubError.notFound(`Tool ${toolId(provider, name)} is disabled by the operators; use tool_search to find an alternative.`, [], tool.tool?.path ?? '');
+    }
+    return tool;
+  }
+
+  private timeLeft(call: CallContext, cap: number): number {
     const remaining = call.deadline - Date.now();
     if (remaining <= 0) throw ToolHubError.timeout('The call deadline had already passed when it reached the dispatcher; send it with a longer deadline.');
-    return Math.min(this.options.metadataTimeoutMs, remaining);
+    return Math.min(cap, remaining);
   }
 
   /** Turns "nobody serves this provider" into NOT_FOUND naming the providers that do exist. */
@@ -190,4 +389,12 @@ export class Dispatcher {
       throw err;
     }
   }
+}
+
+/** Keeps the arguments whose names the fallback tool's schema knows (fallbacks are "equivalent tools"). */
+export function mapArgumentsByName(args: Record<string, unknown>, target: ToolInfo): Record<string, unknown> {
+  const props = (target.inputSchema?.['properties'] ?? {}) as Record<string, unknown>;
+  const names = Object.keys(props);
+  if (names.length === 0) return args;
+  return Object.fromEntries(Object.entries(args).filter(([k]) => names.includes(k)));
 }

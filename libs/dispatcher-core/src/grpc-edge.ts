@@ -114,11 +114,4 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
   };
 }
 
-/** A handler for an operation that exists in the contract but is not served by this build. */
-export function unimplemented(what: string): handleUnaryCall<unknown, unknown> {
-  return (_call, callback) => {
-    callback(Object.assign(new Error(what), { code: GrpcStatus.UNIMPLEMENTED, details: what, metadata: new Metadata() }));
-  };
-}
-
 export type { UntypedServiceImplementation };

@@ -7,7 +7,7 @@ import { contractDescriptorSet } from '@toolhub/contracts';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
-import { guardedServiceDefinition, unary, unimplemented } from './grpc-edge';
+import { guardedServiceDefinition, unary } from './grpc-edge';
 import { addReflection, DescriptorIndex } from './reflection';
 
 export interface GrpcServerOptions {
@@ -15,11 +15,6 @@ export interface GrpcServerOptions {
   host?: string;
   /** 0 picks a free port. @default 50051 */
   port?: number;
-  /** Handlers for operations served elsewhere (registry-backed search and preload). */
-  extra?: {
-    searchTools?: Parameters<typeof unary>[1];
-    getPreloadSet?: Parameters<typeof unary>[1];
-  };
 }
 
 export interface RunningGrpcServer {
@@ -47,12 +42,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     getToolInfo: unary('GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
     runTool: unary('RunTool', (req, call) => dispatcher.runTool(req as never, call)),
     listProviders: unary('ListProviders', () => dispatcher.listProviders()),
-    searchTools: options.extra?.searchTools
-      ? unary('SearchTools', options.extra.searchTools)
-      : unimplemented('SearchTools is served by the registry, which is not running in this deployment; use tool_list to browse instead.'),
-    getPreloadSet: options.extra?.getPreloadSet
-      ? unary('GetPreloadSet', options.extra.getPreloadSet)
-      : unimplemented('GetPreloadSet is served by the registry, which is not running in this deployment.'),
+    searchTools: unary('SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
+    getPreloadSet: unary('GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

@@ -2,7 +2,12 @@
  * @toolhub/dispatcher-core — the dispatcher's logic and its gRPC edge, shared by the dispatcher
  * app and the one-process mode.
  */
-export { type CallContext, Dispatcher } from './dispatcher';
+export { type ArgumentsValidator, type CallContext, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
+export { CallEventPublisher, type CallEventsOptions } from './call-events';
+export { MetadataCache } from './metadata-cache';
+export { InflightTracker } from './inflight';
+export { RegistryClient } from './registry-client';
+export { backoffMs, isRetrySafe } from './retry';
 export { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 export { ProviderDirectory } from './providers';
 export { type GrpcServerOptions, type RunningGrpcServer, startGrpcServer } from './grpc-server';

@@ -5,7 +5,7 @@
  */
 import type { Bus, Subscription } from '@toolhub/bus';
 import { type Cache, toolInfoKey, toolInfoKeyPrefix, toolListKey, toolListKeyPrefix, type TtlPolicy } from '@toolhub/cache';
-import { AdapterListResponse, CatalogChanged, eventWildcard, importanceName, parseToolId, type ToolInfo, ToolInfo as ToolInfoCodec, ToolInvalidated } from '@toolhub/contracts';
+import { AdapterListResponse, CatalogChanged, eventWildcard, importanceName, parseToolId, RegisteredTool, ToolInvalidated } from '@toolhub/contracts';
 
 export interface MetadataCacheStats {
   hits: number;
@@ -51,18 +51,21 @@ export class MetadataCache {
     );
   }
 
-  async getInfo(provider: string, name: string): Promise<ToolInfo | undefined> {
+  /** The tool with its overlay (fallbacks, enabled), as last resolved. */
+  async getInfo(provider: string, name: string): Promise<RegisteredTool | undefined> {
     const bytes = await this.cache.get(toolInfoKey(provider, name));
     if (!bytes) {
       this.stats.misses++;
       return undefined;
     }
     this.stats.hits++;
-    return ToolInfoCodec.decode(bytes);
+    return RegisteredTool.decode(bytes);
   }
 
-  async setInfo(info: ToolInfo): Promise<void> {
-    await this.cache.set(toolInfoKey(info.provider, info.name), ToolInfoCodec.encode(info).finish(), this.ttl[importanceName(info.importance)]);
+  async setInfo(tool: RegisteredTool): Promise<void> {
+    const info = tool.tool;
+    if (!info) return;
+    await this.cache.set(toolInfoKey(info.provider, info.name), RegisteredTool.encode(tool).finish(), this.ttl[importanceName(info.importance)]);
   }
 
   async getList(provider: string, path: string, recursive: boolean): Promise<AdapterListResponse | undefined> {

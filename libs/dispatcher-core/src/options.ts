@@ -1,4 +1,5 @@
 /** Options of the dispatcher core, with every default in one place. */
+import type { ImportanceName } from '@toolhub/contracts';
 
 export interface DispatcherOptions {
   /** Timeout of a run when neither the call nor the tool sets one. @default 30000 */
@@ -7,27 +8,53 @@ export interface DispatcherOptions {
   maxRunTimeoutMs?: number;
   /** Timeout of list/info requests to adapters. @default 5000 */
   metadataTimeoutMs?: number;
+  /** Timeout of requests to the registry (search, preload, info). @default 2000 */
+  registryTimeoutMs?: number;
   /** Largest gRPC request accepted, in bytes. @default 4194304 (4 MiB) */
   maxMessageBytes?: number;
   /** Deepest nesting accepted in tool arguments. @default 32 */
   maxArgumentDepth?: number;
-  /** A provider replica is forgotten after this long without a heartbeat. @default 15000 */
+  /** Runs one caller may have in progress at once. @default 64 */
+  maxConcurrentPerCaller?: number;
+  /** Attempts per tool when retrying is safe (idempotent/read-only tools or an idempotency key). @default 3 */
+  maxAttempts?: number;
+  /** First retry delay; doubles per attempt, with jitter. @default 50 */
+  retryBaseMs?: number;
+  /** Longest retry delay. @default 1000 */
+  retryMaxMs?: number;
+  /** A provider replica is forgotten (and its in-flight calls failed) after this long without a heartbeat. @default 15000 */
   providerTtlMs?: number;
+  /** Cache TTL by importance, in ms. @default core 12 h, normal 4 h, low 1 h */
+  ttlMs?: Partial<Record<ImportanceName, number>>;
+  /** Warm the cache with the info of core-importance tools at start-up. @default true */
+  warmCoreTools?: boolean;
 }
 
-export type ResolvedDispatcherOptions = Required<DispatcherOptions>;
+export type ResolvedDispatcherOptions = Required<Omit<DispatcherOptions, 'ttlMs'>> & { ttlMs: Record<ImportanceName, number> };
+
+const HOUR = 3_600_000;
 
 export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatcherOptions {
   const resolved: ResolvedDispatcherOptions = {
     defaultRunTimeoutMs: options.defaultRunTimeoutMs ?? 30_000,
     maxRunTimeoutMs: options.maxRunTimeoutMs ?? 300_000,
     metadataTimeoutMs: options.metadataTimeoutMs ?? 5_000,
+    registryTimeoutMs: options.registryTimeoutMs ?? 2_000,
     maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
     maxArgumentDepth: options.maxArgumentDepth ?? 32,
+    maxConcurrentPerCaller: options.maxConcurrentPerCaller ?? 64,
+    maxAttempts: options.maxAttempts ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 50,
+    retryMaxMs: options.retryMaxMs ?? 1000,
     providerTtlMs: options.providerTtlMs ?? 15_000,
+    ttlMs: { core: 12 * HOUR, normal: 4 * HOUR, low: HOUR, ...options.ttlMs },
+    warmCoreTools: options.warmCoreTools ?? true,
   };
-  if (resolved.defaultRunTimeoutMs > resolved.maxRunTimeoutMs) {
-    throw new Error(`defaultRunTimeoutMs (${resolved.defaultRunTimeoutMs}) must not exceed maxRunTimeoutMs (${resolved.maxRunTimeoutMs})`);
-  }
+  const problems: string[] = [];
+  if (resolved.defaultRunTimeoutMs > resolved.maxRunTimeoutMs) problems.push(`defaultRunTimeoutMs (${resolved.defaultRunTimeoutMs}) must not exceed maxRunTimeoutMs (${resolved.maxRunTimeoutMs})`);
+  if (resolved.maxAttempts < 1) problems.push(`maxAttempts must be at least 1, got ${resolved.maxAttempts}`);
+  if (resolved.maxConcurrentPerCaller < 1) problems.push(`maxConcurrentPerCaller must be at least 1, got ${resolved.maxConcurrentPerCaller}`);
+  for (const [k, v] of Object.entries(resolved.ttlMs)) if (!(v > 0)) problems.push(`ttlMs.${k} must be positive, got ${v}`);
+  if (problems.length) throw new Error(`Invalid dispatcher options: ${problems.join('; ')}`);
   return resolved;
 }

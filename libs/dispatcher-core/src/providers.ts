@@ -10,9 +10,14 @@ interface Replica {
   lastSeen: number;
 }
 
+/** Called when a replica stops (it said so) or misses heartbeats for longer than the TTL. */
+export type ReplicaGoneListener = (provider: string, instanceId: string, reason: string) => void;
+
 export class ProviderDirectory {
   private readonly replicas = new Map<string, Map<string, Replica>>();
+  private readonly goneListeners: ReplicaGoneListener[] = [];
   private subscription?: Subscription;
+  private sweepTimer?: NodeJS.Timeout;
 
   private constructor(
     private readonly bus: Bus,
@@ -30,15 +35,39 @@ export class ProviderDirectory {
       }
     });
     bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
+    // A replica killed with SIGKILL says nothing: missing heartbeats are how we learn it is gone.
+    dir.sweepTimer = setInterval(() => dir.sweep(), Math.max(50, Math.floor(ttlMs / 3)));
+    dir.sweepTimer.unref();
     return dir;
+  }
+
+  onReplicaGone(listener: ReplicaGoneListener): void {
+    this.goneListeners.push(listener);
+  }
+
+  /** Forgets replicas not heard from within the TTL. */
+  sweep(now = Date.now()): void {
+    for (const [provider, byInstance] of this.replicas) {
+      for (const [id, r] of byInstance) {
+        if (now - r.lastSeen > this.ttlMs) {
+          byInstance.delete(id);
+          this.emitGone(provider, id, `no heartbeat for ${now - r.lastSeen} ms`);
+        }
+      }
+    }
+  }
+
+  private emitGone(provider: string, instanceId: string, reason: string): void {
+    for (const l of this.goneListeners) l(provider, instanceId, reason);
   }
 
   /** Records one heartbeat; a replica that says it is stopping is dropped at once. */
   record(health: AdapterHealthResponse, now = Date.now()): void {
     let byInstance = this.replicas.get(health.provider);
     if (!byInstance) this.replicas.set(health.provider, (byInstance = new Map()));
-    if (!health.healthy && health.detail === 'stopping') byInstance.delete(health.instanceId);
-    else byInstance.set(health.instanceId, { health, lastSeen: now });
+    if (!health.healthy && health.detail === 'stopping') {
+      if (byInstance.delete(health.instanceId)) this.emitGone(health.provider, health.instanceId, 'stopping');
+    } else byInstance.set(health.instanceId, { health, lastSeen: now });
   }
 
   /** Providers with at least one live replica, sorted. */
@@ -69,6 +98,7 @@ export class ProviderDirectory {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
     await this.subscription?.close();
   }
 }
