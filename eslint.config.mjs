@@ -33,8 +33,9 @@ export default tseslint.config(
     rules: { 'no-console': 'error' },
   },
   {
-    // Examples import the package by its public name, exactly as an adapter team would copy them.
-    files: ['libs/*/examples/**/*.ts'],
+    // Examples and tests import their own package by its public name: they exercise the public API
+    // exactly as another team would use it.
+    files: ['libs/*/examples/**/*.ts', '**/test/**/*.ts', '**/*.test.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
 );
