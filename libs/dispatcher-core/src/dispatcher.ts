@@ -7,6 +7,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus } from '@toolhub/bus';
+import type { CallContext } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   type AdapterListResponse,
@@ -50,12 +51,6 @@ import { ProviderDirectory } from './providers';
 import { RegistryClient } from './registry-client';
 import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
 
-/** Per-call context from the edge. */
-export interface CallContext {
-  /** Absolute deadline of the caller, epoch ms; Infinity when the caller set none. */
-  deadline: number;
-  requestId: string;
-}
 
 /** Checks and repairs arguments against a tool's schema. @throws ToolHubError invalid_argument */
 export interface ArgumentsValidator {

@@ -3,11 +3,11 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { contractDescriptorSet } from '@toolhub/contracts';
+import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
+import { guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
-import { guardedServiceDefinition, unary } from './grpc-edge';
 import { addReflection, DescriptorIndex } from './reflection';
 
 export interface GrpcServerOptions {
@@ -37,13 +37,13 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     'grpc.max_receive_message_length': Math.min(maxMessageBytes * 4, 64 * 1024 * 1024),
     'grpc.max_send_message_length': 64 * 1024 * 1024,
   });
-  server.addService(guardedServiceDefinition(maxMessageBytes), {
-    listTools: unary('ListTools', (req, call) => dispatcher.listTools(req as never, call)),
-    getToolInfo: unary('GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
-    runTool: unary('RunTool', (req, call) => dispatcher.runTool(req as never, call)),
-    listProviders: unary('ListProviders', () => dispatcher.listProviders()),
-    searchTools: unary('SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
-    getPreloadSet: unary('GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
+  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
+    listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
+    getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
+    runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
+    listProviders: unary('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
+    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
+    getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

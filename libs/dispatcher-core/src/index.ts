@@ -2,7 +2,7 @@
  * @toolhub/dispatcher-core — the dispatcher's logic and its gRPC edge, shared by the dispatcher
  * app and the one-process mode.
  */
-export { type ArgumentsValidator, type CallContext, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
+export { type ArgumentsValidator, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
 export { CallEventPublisher, type CallEventsOptions } from './call-events';
 export { MetadataCache } from './metadata-cache';
 export { InflightTracker } from './inflight';
@@ -11,6 +11,6 @@ export { backoffMs, isRetrySafe } from './retry';
 export { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 export { ProviderDirectory } from './providers';
 export { type GrpcServerOptions, type RunningGrpcServer, startGrpcServer } from './grpc-server';
-export { toGrpcError, guardedServiceDefinition } from './grpc-edge';
+export { type CallContext, toGrpcError } from '@toolhub/grpc-edge';
 export { checkArgumentDepth } from './arguments';
 export { type RunningDispatcher, startDispatcher } from './start';

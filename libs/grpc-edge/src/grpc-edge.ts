@@ -1,5 +1,5 @@
 /**
- * The gRPC edge of the ToolHub service: decodes requests defensively (a malformed or oversized
+ * The gRPC edge shared by ToolHub's services: decodes requests defensively (a malformed or oversized
  * message is INVALID_ARGUMENT, never a crash), continues the caller's trace, and maps ToolHubError
  * to a gRPC status plus a `toolhub-error-bin` trailer holding the structured ErrorInfo.
  */
@@ -10,13 +10,11 @@ import {
   type ServerErrorResponse,
   type ServerUnaryCall,
   status as GrpcStatus,
-  type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
-import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, ToolHubService, toToolHubError } from '@toolhub/contracts';
+import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, toToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
-import type { CallContext } from './dispatcher';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
 const DECODE_ERROR = Symbol('toolhub.decodeError');
@@ -30,22 +28,31 @@ const metadataGetter: TextMapGetter<Metadata> = {
   keys: (carrier) => Object.keys(carrier.getMap()),
 };
 
-const tracer = trace.getTracer('@toolhub/dispatcher-core');
+const tracer = trace.getTracer('@toolhub/grpc-edge');
+
+/** Per-call context from the edge. */
+export interface CallContext {
+  /** Absolute deadline of the caller, epoch ms; Infinity when the caller set none. */
+  deadline: number;
+  requestId: string;
+}
+
+type MethodDefinition = { path: string; requestDeserialize: (b: Buffer) => unknown };
 
 /**
- * The ToolHub service definition with defensive request decoders: size checked against
- * `maxMessageBytes` and decode failures turned into a clear INVALID_ARGUMENT.
+ * A service definition with defensive request decoders: size checked against `maxMessageBytes`
+ * and decode failures turned into a clear INVALID_ARGUMENT.
  */
-export function guardedServiceDefinition(maxMessageBytes: number): typeof ToolHubService {
-  const guarded = { ...ToolHubService } as Record<string, unknown>;
-  for (const [method, def] of Object.entries(ToolHubService)) {
+export function guardedServiceDefinition<S extends Record<string, MethodDefinition>>(service: S, maxMessageBytes: number): S {
+  const guarded = { ...service } as Record<string, unknown>;
+  for (const [method, def] of Object.entries(service)) {
     guarded[method] = {
       ...def,
       requestDeserialize: (buf: Buffer): unknown => {
         if (buf.length > maxMessageBytes) {
           return {
             [DECODE_ERROR]: ToolHubError.invalidArgument(
-              `The ${def.path} request is ${buf.length} bytes; the limit is ${maxMessageBytes} bytes (TOOLHUB_MAX_MESSAGE_BYTES). Send smaller arguments, e.g. pass a file path instead of file contents.`,
+              `The ${def.path} request is ${buf.length} bytes; the limit is ${maxMessageBytes} bytes . Send smaller arguments, e.g. pass a file path instead of file contents.`,
               [{ field: '/', message: 'message too large', expected: `at most ${maxMessageBytes} bytes` }],
             ),
           };
@@ -65,7 +72,7 @@ export function guardedServiceDefinition(maxMessageBytes: number): typeof ToolHu
       },
     };
   }
-  return guarded as typeof ToolHubService;
+  return guarded as S;
 }
 
 /** The gRPC status error for any failure, with the ErrorInfo trailer. */
@@ -85,7 +92,7 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
-    tracer.startActiveSpan(`toolhub.v1.ToolHub/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
+    tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
       const finish = (err: unknown, res?: Res) => {
         if (err) {
           const grpcErr = toGrpcError(err);
@@ -114,4 +121,3 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
   };
 }
 
-export type { UntypedServiceImplementation };

@@ -1,0 +1,2 @@
+/** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
+export { type CallContext, guardedServiceDefinition, toGrpcError, unary } from './grpc-edge';
