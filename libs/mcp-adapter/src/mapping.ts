@@ -1,0 +1,117 @@
+/**
+ * MCP ↔ ToolHub shapes: an MCP tool becomes a ToolInfo (schema with snake_case parameters,
+ * annotations, output schema as prose), and an MCP call result becomes a ToolResult with its text,
+ * image, audio and resource blocks carried through.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { createParamNameMap, type JsonSchema, type ParamNameMap, type ToolResult } from '@toolhub/adapter-sdk';
+import { type ContentBlock, contentHash, importanceFromName, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
+
+import type { McpServerConfig } from './config';
+
+/** One MCP tool as the adapter serves it. */
+export interface McpToolEntry {
+  readonly alias: string;
+  /** The server's own name for the tool. */
+  readonly native: string;
+  readonly info: ToolInfo;
+  /** Maps the agent's snake_case arguments back to the server's names. */
+  readonly params: ParamNameMap;
+  /** Read-only or idempotent: safe to send again when the connection dropped mid-call. */
+  readonly retrySafe: boolean;
+}
+
+/** An entry, plus the reason parameter names were left native (a collision), if any. */
+export interface ToolEntryResult {
+  readonly entry: McpToolEntry;
+  readonly problem?: string;
+}
+
+/** Drops a top-level `$schema`: ToolHub validates with one dialect, and a draft-07 URI would make it fail. */
+function withoutDialect(schema: unknown): JsonSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { type: 'object' };
+  const { $schema: _dialect, ...rest } = schema as JsonSchema;
+  return rest;
+}
+
+/** Builds the ToolInfo of one MCP tool mounted under `server`, named `name`. */
+export function toToolEntry(provider: string, server: McpServerConfig, tool: Tool, name: string): ToolEntryResult {
+  const input = withoutDialect(tool.inputSchema);
+  let params: ParamNameMap;
+  let problem: string | undefined;
+  try {
+    params = createParamNameMap(input, { normalize: server.normalizeParams, subject: `tool ${JSON.stringify(name)} (MCP server ${JSON.stringify(server.alias)}, tool ${JSON.stringify(tool.name)})` });
+  } catch (err) {
+    if (!(err instanceof ToolHubError)) throw err;
+    // Reported now, at start-up; the tool stays usable with the server's own parameter names.
+    problem = `${err.message} Its parameters keep their native names.`;
+    params = createParamNameMap(input, { normalize: false });
+  }
+  const a = tool.annotations ?? {};
+  const description = (tool.description ?? '').trim() || tool.title || a.title || `Tool ${tool.name} of the MCP server ${server.alias}.`;
+  const outputDescription = tool.outputSchema ? `Returns structured JSON matching this schema: ${JSON.stringify(withoutDialect(tool.outputSchema))}` : '';
+  const annotations = { readOnly: a.readOnlyHint, destructive: a.destructiveHint, idempotent: a.idempotentHint, openWorld: a.openWorldHint };
+  const tags = ['mcp', server.alias];
+  const described = { name, path: server.mount, description, inputSchema: params.schema, outputDescription, importance: server.importance, annotations, tags, defaultTimeoutMs: server.timeoutMs };
+  const info: ToolInfo = {
+    id: toolId(provider, name),
+    provider,
+    name,
+    path: server.mount,
+    description,
+    inputSchema: params.schema,
+    outputDescription,
+    examples: [],
+    importance: importanceFromName(server.importance),
+    annotations,
+    version: contentHash(described),
+    tags,
+    defaultTimeoutMs: server.timeoutMs,
+  };
+  return { entry: { alias: server.alias, native: tool.name, info, params, retrySafe: a.readOnlyHint === true || a.idempotentHint === true }, problem };
+}
+
+type McpContent = CallToolResult['content'][number];
+
+/** One MCP content block as a ToolHub content block. */
+export function toContentBlock(block: McpContent): ContentBlock {
+  switch (block.type) {
+    case 'text':
+      return { text: block.text };
+    case 'image':
+      return { image: { mimeType: block.mimeType, data: Buffer.from(block.data, 'base64') } };
+    case 'audio':
+      return { audio: { mimeType: block.mimeType, data: Buffer.from(block.data, 'base64') } };
+    case 'resource': {
+      const r = block.resource;
+      return {
+        resource: {
+          uri: r.uri,
+          mimeType: r.mimeType ?? '',
+          text: 'text' in r && typeof r.text === 'string' ? r.text : '',
+          blob: 'blob' in r && typeof r.blob === 'string' ? Buffer.from(r.blob, 'base64') : Buffer.alloc(0),
+        },
+      };
+    }
+    case 'resource_link':
+      // A link carries no contents: a resource block with the uri and type, and empty text and blob.
+      return { resource: { uri: block.uri, mimeType: block.mimeType ?? '', text: '', blob: Buffer.alloc(0) } };
+    default:
+      return { json: block as unknown };
+  }
+}
+
+/**
+ * An MCP call result as a ToolResult. `isError` results keep their blocks and get an errorMessage
+ * (the server's text, redacted), which the SDK turns into a failed run the LLM can read.
+ */
+export function toToolResult(result: CallToolResult, redact: (text: string) => string): ToolResult {
+  if (result.isError) {
+    const content = result.content.map((b) => (b.type === 'text' ? { text: redact(b.text) } : toContentBlock(b)));
+    const message = content.flatMap((b) => (b.text ? [b.text] : [])).join('\n').trim();
+    return { content, isError: true, errorMessage: message || 'The MCP tool reported an error without a message.' };
+  }
+  const out: ToolResult = { content: result.content.map(toContentBlock) };
+  if (result.structuredContent !== undefined) out.structured = result.structuredContent;
+  return out;
+}

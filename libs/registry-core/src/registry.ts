@@ -1,0 +1,257 @@
+/**
+ * The registry: ToolHub's memory. Mirrors every provider's catalog (from adapters' announcements)
+ * with the operators' overlays, keeps the preload list and per-tool statistics (from durable
+ * `tool.called` events), answers tool search and the preload set, and publishes invalidation
+ * events whenever what agents see changes.
+ */
+import { errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
+import type { Bus, BusMessage, BusReply, EventConsumer, Subscription } from '@toolhub/bus';
+import {
+  CatalogAnnouncement,
+  CatalogResyncRequest,
+  closestMatches,
+  eventWildcard,
+  GetPreloadSetRequest,
+  GetPreloadSetResponse,
+  GetToolRequest,
+  GetToolResponse,
+  type Importance,
+  parseToolId,
+  type PreloadSuggestion,
+  type RegisteredTool,
+  registrySubject,
+  SearchToolsRequest,
+  SearchToolsResponse,
+  ToolCalled,
+  ToolHubError,
+  type ToolInfo,
+  toolId,
+} from '@toolhub/contracts';
+import { ToolSearchIndex } from '@toolhub/search';
+import type { PreloadList, RegistryStore, StoredTool, ToolStats, ToolStatsSort, ToolStatsSummary } from '@toolhub/store';
+
+import { toRegisteredTool, toToolInfo } from './convert';
+import { ChangeEvents } from './events';
+import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
+import { buildPreloadSet } from './preload-set';
+import { suggestPreload } from './suggest';
+
+export interface RegistryOptions {
+  /** Durable consumer name of the statistics ingestion (shared by registry replicas). @default 'registry-stats' */
+  statsConsumer?: string;
+  /** Events per store write. @default 500 */
+  statsBatch?: number;
+  logger?: SdkLogger;
+}
+
+/** Queue group of registry replicas: each request or announcement is handled by one of them. */
+const QUEUE = 'toolhub-registry';
+const silent: SdkLogger = { info() {}, warn() {}, error() {} };
+
+export class Registry {
+  private readonly subs: Subscription[] = [];
+  private consumer?: EventConsumer;
+  private readonly events: ChangeEvents;
+  private readonly log: SdkLogger;
+  /** Events ingested since start (for benchmarks and health). */
+  ingested = 0;
+
+  private constructor(
+    readonly bus: Bus,
+    readonly store: RegistryStore,
+    readonly search: ToolSearchIndex,
+    private readonly options: Required<Omit<RegistryOptions, 'logger'>>,
+    logger: SdkLogger | undefined,
+  ) {
+    this.events = new ChangeEvents(bus);
+    this.log = logger ?? silent;
+  }
+
+  /** Loads the catalog into the search index, starts serving and consuming, asks adapters to re-announce. */
+  static async start(bus: Bus, store: RegistryStore, options: RegistryOptions = {}): Promise<Registry> {
+    const registry = new Registry(bus, store, new ToolSearchIndex(), { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 500 }, options.logger);
+    registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
+    const serve = (op: 'search' | 'preload' | 'info', fn: (msg: BusMessage) => Promise<Uint8Array>) =>
+      bus.serve(registrySubject(op), async (msg): Promise<BusReply> => {
+        try {
+          return okReply(await fn(msg));
+        } catch (err) {
+          if (!(err instanceof ToolHubError)) registry.log.error({ err, op }, 'registry request failed');
+          return errorReply(err);
+        }
+      }, { queue: QUEUE });
+    registry.subs.push(
+      await serve('search', async (m) => SearchToolsResponse.encode(registry.search.search(SearchToolsRequest.decode(m.data))).finish()),
+      await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),
+      await serve('info', async (m) => {
+        const req = GetToolRequest.decode(m.data);
+        return GetToolResponse.encode({ tool: await registry.getTool(req.provider, req.name) }).finish();
+      }),
+      await bus.subscribe(registrySubject('sync'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
+      // Every replica keeps its own search index: follow changes made through any replica.
+      await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
+      await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
+    );
+    registry.consumer = await bus.consumeEvents({
+      durable: registry.options.statsConsumer,
+      filterSubjects: [eventWildcard('tool.called')],
+      maxBatch: registry.options.statsBatch,
+      // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
+      // for redelivery; the store counts each event id once, so redelivery never double-counts.
+      handler: async (batch) => {
+        const res = await store.recordCalls(batch.map((m) => ToolCalled.decode(m.data)));
+        registry.ingested += res.recorded;
+        if (res.rejected.length) registry.log.warn({ rejected: res.rejected.slice(0, 5), count: res.rejected.length }, 'malformed tool.called events skipped');
+      },
+    });
+    bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
+    return registry;
+  }
+
+  /** Applies an adapter's catalog announcement: store, events, search index. */
+  async onAnnouncement(msg: BusMessage): Promise<void> {
+    let ann: CatalogAnnouncement;
+    try {
+      ann = CatalogAnnouncement.decode(msg.data);
+    } catch (err) {
+      this.log.warn({ err }, 'malformed catalog announcement ignored');
+      return;
+    }
+    try {
+      const res = await this.store.upsertTools(ann.provider, ann.tools);
+      const versions = new Map(ann.tools.map((t) => [t.name, t.version]));
+      const id = (n: string) => toolId(ann.provider, n);
+      await this.events.invalidated([
+        ...res.changed.map((n) => ({ toolId: id(n), newVersion: versions.get(n) ?? '', reason: 'definition changed' })),
+        ...res.removed.map((n) => ({ toolId: id(n), newVersion: '', reason: 'removed from the catalog' })),
+      ]);
+      if (res.added.length || res.removed.length || res.changed.length) {
+        await this.events.catalogChanged(ann.provider, ann.catalogVersion, res.added.map(id), res.removed.map(id), res.changed.map(id));
+      }
+      if (res.conflicts.length) this.log.warn({ provider: ann.provider, conflicts: res.conflicts }, 'adapter tools clash with tools registered through the API; the API tools were kept');
+      await this.refreshProvider(ann.provider);
+      this.log.info({ provider: ann.provider, added: res.added.length, changed: res.changed.length, removed: res.removed.length }, 'catalog synced');
+    } catch (err) {
+      this.log.error({ err, provider: ann.provider }, 'catalog announcement refused');
+    }
+  }
+
+  /** Reloads one provider's enabled tools into the search index. */
+  async refreshProvider(provider: string): Promise<void> {
+    try {
+      this.search.replaceProvider(provider, (await this.store.listTools({ provider, enabled: true })).map(toToolInfo));
+    } catch (err) {
+      this.log.warn({ err, provider }, 'search index refresh failed');
+    }
+  }
+
+  async getTool(provider: string, name: string): Promise<RegisteredTool> {
+    const t = await this.store.getTool(provider, name);
+    if (!t) throw await this.notFound(provider, name);
+    return toRegisteredTool(t);
+  }
+
+  async listRegisteredTools(provider: string, path: string): Promise<RegisteredTool[]> {
+    return (await this.store.listTools({ provider: provider || undefined, pathPrefix: path || undefined })).map(toRegisteredTool);
+  }
+
+  async registerTool(tool: ToolInfo): Promise<RegisteredTool> {
+    const stored = await this.store.registerTool(tool);
+    await this.events.catalogChanged(stored.provider, stored.version, [stored.id], [], []);
+    await this.refreshProvider(stored.provider);
+    return toRegisteredTool(stored);
+  }
+
+  async updateTool(tool: ToolInfo): Promise<RegisteredTool> {
+    const stored = await this.store.updateTool(tool);
+    await this.changed(stored, 'definition updated by an operator');
+    return toRegisteredTool(stored);
+  }
+
+  async deleteTool(provider: string, name: string): Promise<void> {
+    await this.store.deleteTool(provider, name);
+    const id = toolId(provider, name);
+    await this.events.invalidated([{ toolId: id, newVersion: '', reason: 'deleted by an operator' }]);
+    await this.events.catalogChanged(provider, '', [], [id], []);
+    await this.refreshProvider(provider);
+  }
+
+  async setOverlay(id: string, patch: { importance?: Importance; enabled?: boolean; fallbacks?: string[] }, changedBy = ''): Promise<RegisteredTool> {
+    const ref = parseToolId(id);
+    if (!ref) throw ToolHubError.invalidArgument(`${JSON.stringify(id)} is not a tool id; use "<provider>:<name>", e.g. "local:file_read".`, [{ field: 'tool_id', message: 'malformed', example: '"local:file_read"' }]);
+    const stored = await this.store.setOverlay(ref.provider, ref.name, { ...patch, changedBy });
+    await this.changed(stored, 'overlay changed by an operator');
+    return toRegisteredTool(stored);
+  }
+
+  getPreloadList(): Promise<PreloadList> {
+    return this.store.getPreloadList();
+  }
+
+  async setPreloadList(toolIds: string[], expectedRevision: number, changedBy: string, comment: string): Promise<PreloadList> {
+    if (!changedBy) throw ToolHubError.invalidArgument('changed_by is required: say who changes the preload list (it is versioned).', [{ field: 'changed_by', message: 'required', example: '"alice"' }]);
+    return this.store.setPreloadList({ toolIds, expectedRevision, changedBy, comment });
+  }
+
+  async preloadSet(req: GetPreloadSetRequest): Promise<GetPreloadSetResponse> {
+    const list = await this.store.getPreloadList();
+    const tools: ToolInfo[] = [];
+    for (const id of list.toolIds) {
+      const ref = parseToolId(id);
+      const t = ref ? await this.store.getTool(ref.provider, ref.name) : undefined;
+      if (t?.enabled) tools.push(toToolInfo(t));
+    }
+    return buildPreloadSet(tools, req.format);
+  }
+
+  async getToolStats(id: string): Promise<ToolStats> {
+    const stats = await this.store.getToolStats(id);
+    if (!stats) {
+      const ref = parseToolId(id);
+      if (ref && !(await this.store.getTool(ref.provider, ref.name))) throw await this.notFound(ref.provider, ref.name);
+      throw ToolHubError.notFound(`Tool ${id} has not been called yet, so it has no statistics.`);
+    }
+    return stats;
+  }
+
+  listToolStats(sortBy: ToolStatsSort, limit: number, provider: string): Promise<ToolStatsSummary[]> {
+    return this.store.listToolStats({ sortBy, limit: limit || 50, provider: provider || undefined });
+  }
+
+  async suggestPreload(limit: number): Promise<{ suggestions: PreloadSuggestion[]; removals: PreloadSuggestion[] }> {
+    const [stats, list] = await Promise.all([this.store.listToolStats({ sortBy: 'calls', limit: 1000 }), this.store.getPreloadList()]);
+    return suggestPreload({ stats, preloaded: list.toolIds, now: Date.now(), limit: limit || 10 });
+  }
+
+  async importOverlays(content: string, format: string, changedBy: string, dryRun: boolean): Promise<ImportResult> {
+    const file = parseOverlaysFile(content, format);
+    const result = await applyOverlaysFile(this.store, file, changedBy || 'import', dryRun);
+    if (!dryRun) {
+      for (const id of result.toolIds) {
+        const ref = parseToolId(id)!;
+        const t = await this.store.getTool(ref.provider, ref.name);
+        if (t) await this.changed(t, 'overlay imported');
+      }
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.consumer?.close();
+    await Promise.all(this.subs.splice(0).map((s) => s.close()));
+  }
+
+  private async changed(stored: StoredTool, reason: string): Promise<void> {
+    await this.events.invalidated([{ toolId: stored.id, newVersion: stored.version, reason }]);
+    await this.refreshProvider(stored.provider);
+  }
+
+  private async notFound(provider: string, name: string): Promise<ToolHubError> {
+    const names = (await this.store.listTools({ provider })).map((t) => t.name);
+    const suggestions = closestMatches(name, names);
+    return ToolHubError.notFound(
+      `The registry has no tool ${toolId(provider, name)}.` + (suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''),
+      suggestions.map((s) => toolId(provider, s)),
+    );
+  }
+}
