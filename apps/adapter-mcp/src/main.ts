@@ -1,3 +1,32 @@
-/** Placeholder entry point: adapter-mcp is built by a later issue (see README.md). */
-process.stderr.write('adapter-mcp is not built yet; see apps/adapter-mcp/README.md.\n');
-process.exit(1);
+/** adapter-mcp as its own process: the tools of configured MCP servers, served on NATS. */
+import { type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
+import { createMcpAdapter, defaultConfigPath, loadMcpConfig } from '@toolhub/mcp-adapter';
+import { onShutdown } from '@toolhub/runtime';
+import { createLogger, initTelemetry } from '@toolhub/telemetry';
+
+import { adapterMcpConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = adapterMcpConfig.load();
+  const telemetry = initTelemetry({ serviceName: 'adapter-mcp' });
+  const log = createLogger({ name: 'adapter-mcp', level: config.logLevel });
+  const mcpConfig = loadMcpConfig(config.configFile ?? defaultConfigPath());
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', onStatus: (status) => log.info({ status }, 'nats status') });
+  let service: AdapterService | undefined;
+  const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void service?.announce() });
+  await adapter.start();
+  service = await serveAdapter(bus, adapter, { logger: log });
+  log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
+  onShutdown(log, [
+    { name: 'adapter', run: () => service?.close() },
+    { name: 'mcp servers', run: () => adapter.close() },
+    { name: 'bus', run: () => bus.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`adapter-mcp failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -12,5 +12,11 @@ export const dispatcherConfig = defineConfig({
     description: 'Largest request accepted at the gRPC edge, in bytes',
   },
   defaultRunTimeoutMs: { env: 'TOOLHUB_DEFAULT_TIMEOUT', schema: zDuration({ min: '1ms', max: '5m' }).default(30_000), description: 'Run timeout when neither call nor tool sets one ("30s")' },
+  redisUrl: { env: 'REDIS_URL', schema: z.string().optional(), description: 'Redis for the shared tool-info cache; unset = in-process cache only', secret: true },
+  maxConcurrentPerCaller: {
+    env: 'TOOLHUB_MAX_CONCURRENT_PER_CALLER',
+    schema: z.coerce.number().int().min(1).max(100_000).default(64),
+    description: 'Runs one caller may have in progress at once',
+  },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
 });

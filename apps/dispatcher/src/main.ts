@@ -1,5 +1,6 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
 import { NatsBus } from '@toolhub/bus';
+import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -15,14 +16,25 @@ async function main(): Promise<void> {
     name: 'toolhub-dispatcher',
     onStatus: (status) => log.info({ status }, 'nats status'),
   });
+  let cache: Cache = new MemoryCache();
+  if (config.redisUrl) {
+    // Redis down is not fatal: the cache reports it (once per change) and the dispatcher serves uncached.
+    const redis = await RedisCache.connect({
+      url: config.redisUrl,
+      onStateChange: (state) => (state.healthy ? log.info({ cache: state.detail }, 'redis cache available') : log.warn({ cache: state.detail }, 'redis cache down; serving without it')),
+    });
+    cache = new TieredCache(redis);
+  }
   const running = await startDispatcher(bus, {
-    dispatcher: { maxMessageBytes: config.maxMessageBytes, defaultRunTimeoutMs: config.defaultRunTimeoutMs },
+    dispatcher: { maxMessageBytes: config.maxMessageBytes, defaultRunTimeoutMs: config.defaultRunTimeoutMs, maxConcurrentPerCaller: config.maxConcurrentPerCaller },
     grpc: { host: config.grpcHost, port: config.grpcPort },
+    deps: { cache, logger: log },
   });
   log.info({ address: running.grpc.address }, `dispatcher listening on ${running.grpc.address}`);
   onShutdown(log, [
     { name: 'grpc', run: () => running.close() },
     { name: 'bus', run: () => bus.close() },
+    { name: 'cache', run: () => cache.close() },
     { name: 'telemetry', run: () => telemetry.shutdown() },
   ]);
 }

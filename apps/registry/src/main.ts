@@ -1,3 +1,31 @@
-/** Placeholder entry point: registry is built by a later issue (see README.md). */
-process.stderr.write('registry is not built yet; see apps/registry/README.md.\n');
-process.exit(1);
+/** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
+import { NatsBus } from '@toolhub/bus';
+import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { onShutdown } from '@toolhub/runtime';
+import { MongoRegistryStore } from '@toolhub/store';
+import { createLogger, initTelemetry } from '@toolhub/telemetry';
+
+import { registryConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = registryConfig.load();
+  const telemetry = initTelemetry({ serviceName: 'registry' });
+  const log = createLogger({ name: 'registry', level: config.logLevel });
+  const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
+  const registry = await Registry.start(bus, store, { logger: log });
+  const admin = await startAdminServer(registry, { host: config.adminHost, port: config.adminPort });
+  log.info({ admin: admin.address }, `registry ready; admin API on ${admin.address}`);
+  onShutdown(log, [
+    { name: 'admin', run: () => admin.close() },
+    { name: 'registry', run: () => registry.close() },
+    { name: 'bus', run: () => bus.close() },
+    { name: 'store', run: () => store.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`registry failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

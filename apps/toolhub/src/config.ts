@@ -1,10 +1,16 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
-import { defineConfig } from '@toolhub/config';
+import { defineConfig, zBoolean } from '@toolhub/config';
 import { z } from 'zod';
 
+const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
 export const toolhubConfig = defineConfig({
-  grpcHost: { env: 'TOOLHUB_GRPC_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface the gRPC API listens on' },
+  grpcHost: { env: 'TOOLHUB_GRPC_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface the gRPC APIs listen on' },
   grpcPort: { env: 'TOOLHUB_GRPC_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50051), description: 'Port of the agent gRPC API (0 = any free port)' },
-  root: { env: 'TOOLHUB_LOCAL_ROOT', schema: z.string().min(1).default('.toolhub/files'), description: 'Directory the local file tools are confined to' },
-  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'), description: 'Log level (logs go to stderr)' },
+  adminPort: { env: 'TOOLHUB_ADMIN_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50052), description: 'Port of the RegistryAdmin gRPC API (0 = any free port)' },
+  dataDir: { env: 'TOOLHUB_DATA_DIR', schema: z.string().min(1).default('.toolhub'), description: 'Where the embedded registry keeps its data and the local tools their files' },
+  root: { env: 'TOOLHUB_LOCAL_ROOT', schema: z.string().min(1).optional(), description: 'Directory the local file tools are confined to (default <data dir>/files)' },
+  mcp: { env: 'TOOLHUB_MCP', schema: zBoolean().default(true), description: 'Mount the MCP servers of TOOLHUB_MCP_CONFIG under provider mcp' },
+  mcpConfig: { env: 'TOOLHUB_MCP_CONFIG', schema: z.string().optional(), description: 'MCP servers file (default: server-everything over stdio)' },
+  logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
 });

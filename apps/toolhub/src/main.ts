@@ -1,12 +1,15 @@
 /**
- * One-process mode (the embedded default): dispatcher and adapter-local in one Node process on the
- * in-process bus. Needs nothing but Node: `npm start`.
+ * One-process mode (the embedded default): dispatcher, registry (embedded store), adapter-local and
+ * adapter-mcp in one Node process on the in-process bus. Needs nothing but Node: `npm start`.
  */
-import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { createLocalTools } from '@toolhub/local-tools';
-import { onShutdown } from '@toolhub/runtime';
+import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
+import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
+import { EmbeddedRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,35 +24,60 @@ async function main(): Promise<void> {
   const config = toolhubConfig.load();
   const telemetry = initTelemetry({ serviceName: 'toolhub' });
   const log = createLogger({ name: 'toolhub', level: config.logLevel });
-  const root = resolve(config.root);
+  const dataDir = resolve(config.dataDir);
+  const root = resolve(config.root ?? join(dataDir, 'files'));
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, 'welcome.txt'))) writeFileSync(join(root, 'welcome.txt'), WELCOME);
 
   const bus = new InProcessBus();
-  const local = staticCatalog('local', createLocalTools({ root }));
-  const adapter = await serveAdapter(bus, { provider: 'local', ...local }, { logger: log });
-  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort } });
-  const address = running.grpc.address;
+  const steps: ShutdownStep[] = [];
+  // Registry first, so it hears every adapter's first catalog announcement.
+  const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry') });
+  const registry = await Registry.start(bus, store, { logger: log });
+  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort });
 
+  const local = staticCatalog('local', createLocalTools({ root }));
+  const localService = await serveAdapter(bus, { provider: 'local', ...local }, { logger: log });
+  const providers = [`local (${local.tools.size} tools)`];
+
+  let mcp: McpAdapter | undefined;
+  let mcpService: AdapterService | undefined;
+  if (config.mcp) {
+    mcp = createMcpAdapter(loadMcpConfig(config.mcpConfig ?? defaultConfigPath()), { logger: log, onCatalogChanged: () => void mcpService?.announce() });
+    await mcp.start();
+    mcpService = await serveAdapter(bus, mcp, { logger: log });
+    providers.push(`${mcp.provider} (${(await mcp.catalog()).length} tools from ${mcp.status().length} MCP server(s))`);
+  }
+
+  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort }, deps: { logger: log } });
+  const address = running.grpc.address;
   process.stdout.write(
     [
-      'ToolHub is running in one process (dispatcher + adapter-local, in-process bus).',
-      `  gRPC API:   ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
-      `  providers:  local (${local.tools.size} tools)`,
-      `  file root:  ${root}`,
+      'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp; in-process bus).',
+      `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
+      `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
+      `  providers:  ${providers.join(', ')}`,
+      `  data:       ${dataDir}   file root: ${root}`,
       'Try, in another shell:',
       `  grpcurl -plaintext -d '{"provider":"local","name":"file_read","arguments":{"path":"welcome.txt"}}' ${address} toolhub.v1.ToolHub/RunTool`,
+      `  grpcurl -plaintext -d '{"queries":["echo a message"]}' ${address} toolhub.v1.ToolHub/SearchTools`,
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),
   );
 
-  onShutdown(log, [
+  steps.push(
     { name: 'grpc', run: () => running.close() },
-    { name: 'adapter-local', run: () => adapter.close() },
+    { name: 'adapter-local', run: () => localService.close() },
+    { name: 'adapter-mcp', run: async () => void (await mcpService?.close()) },
+    { name: 'mcp servers', run: async () => void (await mcp?.close()) },
+    { name: 'admin', run: () => admin.close() },
+    { name: 'registry', run: () => registry.close() },
+    { name: 'store', run: () => store.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'telemetry', run: () => telemetry.shutdown() },
-  ]);
+  );
+  onShutdown(log, steps);
 }
 
 main().catch((err: unknown) => {

@@ -4,11 +4,10 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
-import { guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import { addReflection, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
-import { addReflection, DescriptorIndex } from './reflection';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */

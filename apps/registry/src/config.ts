@@ -1,0 +1,12 @@
+/** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
+import { defineConfig } from '@toolhub/config';
+import { z } from 'zod';
+
+export const registryConfig = defineConfig({
+  natsUrl: { env: 'NATS_URL', schema: z.string().min(1).default('nats://127.0.0.1:4222'), description: 'NATS server URL(s), comma-separated' },
+  mongoUrl: { env: 'MONGO_URL', schema: z.string().min(1).default('mongodb://127.0.0.1:27017'), description: 'MongoDB (6+) or FerretDB connection string', secret: true },
+  mongoDb: { env: 'TOOLHUB_MONGO_DB', schema: z.string().min(1).default('toolhub'), description: 'Database name' },
+  adminHost: { env: 'TOOLHUB_ADMIN_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface of the RegistryAdmin gRPC API (0.0.0.0 in containers)' },
+  adminPort: { env: 'TOOLHUB_ADMIN_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50052), description: 'Port of the RegistryAdmin gRPC API' },
+  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
+});

@@ -1,0 +1,10 @@
+/**
+ * @toolhub/registry-core — the registry's logic (catalog mirror, change events, statistics
+ * ingestion, search, preload set and suggestions) and its operator gRPC API.
+ */
+export { Registry, type RegistryOptions } from './registry';
+export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
+export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
+export { suggestPreload, preloadScore } from './suggest';
+export { parseOverlaysFile, applyOverlaysFile, overlaysFileSchema, type OverlaysFile } from './overlays-file';
+export { toRegisteredTool, toToolInfo, toWireStats } from './convert';
