@@ -8,5 +8,10 @@ export const registryConfig = defineConfig({
   mongoDb: { env: 'TOOLHUB_MONGO_DB', schema: z.string().min(1).default('toolhub'), description: 'Database name' },
   adminHost: { env: 'TOOLHUB_ADMIN_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface of the RegistryAdmin gRPC API (0.0.0.0 in containers)' },
   adminPort: { env: 'TOOLHUB_ADMIN_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50052), description: 'Port of the RegistryAdmin gRPC API' },
+  statsConsumer: {
+    env: 'TOOLHUB_STATS_CONSUMER',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('registry-stats'),
+    description: 'Durable JetStream consumer of tool.called events (shared by registry replicas)',
+  },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
 });

@@ -1,0 +1,223 @@
+/**
+ * The ToolHub gRPC client agent fleets embed: promise methods over the generated ToolHubClient,
+ * one channel reused for every call, per-call deadlines, bounded retries with backoff and jitter on
+ * UNAVAILABLE only, keep-alive, and failures as ToolHubCallError with the server's ErrorInfo.
+ */
+import { type ClientUnaryCall, type Metadata as MetadataType, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import {
+  codeFromGrpcStatus,
+  ErrorCode,
+  ErrorInfo,
+  errorCodeFromProto,
+  type GetPreloadSetRequest,
+  type GetPreloadSetResponse,
+  type GetToolInfoRequest,
+  type GetToolInfoResponse,
+  GRPC_ERROR_TRAILER,
+  HEADER_REQUEST_ID,
+  type ListProvidersResponse,
+  type ListToolsRequest,
+  type ListToolsResponse,
+  PreloadFormat,
+  type RunToolRequest,
+  type RunToolResponse,
+  type SearchToolsRequest,
+  type SearchToolsResponse,
+  ToolHubClient,
+} from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
+
+import { channelOptionsOf, type ResolvedClientOptions, type ToolHubAgentClientOptions, withClientDefaults } from './client-options';
+import { AgentKitError, ToolHubCallError } from './errors';
+import { backoffDelay, sleep } from './retry';
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Deadline of this call, retries included, in ms. @default the client's deadlineMs (RunTool: see runTool) */
+  deadlineMs?: number;
+  /** Cancels the call (and any pending retry); it then fails with code `timeout` and gRPC CANCELLED. */
+  signal?: AbortSignal;
+  /** Extra metadata for this call. */
+  metadata?: Record<string, string>;
+}
+
+/** The ToolHub agent API as promises. {@link ToolHubAgentClient} implements it; the executor needs nothing more. */
+export interface ToolHubApi {
+  listTools(request?: Partial<ListToolsRequest>, options?: CallOptions): Promise<ListToolsResponse>;
+  getToolInfo(request: Partial<GetToolInfoRequest>, options?: CallOptions): Promise<GetToolInfoResponse>;
+  runTool(request: Partial<RunToolRequest>, options?: CallOptions): Promise<RunToolResponse>;
+  searchTools(request: Partial<SearchToolsRequest>, options?: CallOptions): Promise<SearchToolsResponse>;
+  getPreloadSet(request?: Partial<GetPreloadSetRequest>, options?: CallOptions): Promise<GetPreloadSetResponse>;
+  listProviders(options?: CallOptions): Promise<ListProvidersResponse>;
+}
+
+type Callback<Res> = (err: ServiceError | null, res: Res) => void;
+type RawUnary<Req, Res> = (req: Req, md: MetadataType, opts: { deadline: Date }, cb: Callback<Res>) => ClientUnaryCall;
+
+/** Decodes the `toolhub-error-bin` trailer; undefined when absent or unreadable. */
+export function errorInfoOf(err: ServiceError): ErrorInfo | undefined {
+  const bin = err.metadata?.get(GRPC_ERROR_TRAILER)[0];
+  if (!(bin instanceof Buffer)) return undefined;
+  try {
+    return ErrorInfo.decode(bin);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A connection to the ToolHub agent API. Create with {@link ToolHubAgentClient.connect}; share one
+ * instance per process (it multiplexes every call over one HTTP/2 channel) and close() it on shutdown.
+ */
+export class ToolHubAgentClient implements ToolHubApi {
+  private closed = false;
+  private readonly sleeps = new AbortController();
+
+  private constructor(
+    /** The generated grpc-js client (one channel). */
+    readonly raw: ToolHubClient,
+    readonly options: ResolvedClientOptions,
+  ) {}
+
+  /**
+   * Creates the client. The channel connects lazily on the first call unless `waitForReadyMs` > 0.
+   * @throws AgentKitError invalid_options for bad options.
+   * @throws ToolHubCallError unavailable when `waitForReadyMs` > 0 and the server is not reachable in time.
+   */
+  static async connect(address: string, options: ToolHubAgentClientOptions = {}): Promise<ToolHubAgentClient> {
+    if (typeof address !== 'string' || address.trim() === '') throw new AgentKitError('invalid_options', 'address must be "host:port", e.g. "localhost:50051".');
+    const o = withClientDefaults(options);
+    const client = new ToolHubAgentClient(new ToolHubClient(address, o.credentials, channelOptionsOf(o)), o);
+    if (o.waitForReadyMs > 0) {
+      try {
+        await new Promise<void>((resolve, reject) => client.raw.waitForReady(Date.now() + o.waitForReadyMs, (err) => (err ? reject(err) : resolve())));
+      } catch (err) {
+        client.close();
+        throw new ToolHubCallError('unavailable', `ToolHub at ${address} was not reachable within ${o.waitForReadyMs} ms; check the address and that the dispatcher runs.`, {
+          method: 'connect',
+          grpcStatus: GrpcStatus.UNAVAILABLE,
+          attempts: 1,
+          cause: err,
+        });
+      }
+    }
+    return client;
+  }
+
+  /** Like `ls`: the providers (no provider), or the categories and tools at a path. */
+  listTools(request: Partial<ListToolsRequest> = {}, options?: CallOptions): Promise<ListToolsResponse> {
+    const req: ListToolsRequest = { provider: request.provider ?? '', path: request.path ?? '', recursive: request.recursive ?? false };
+    return this.call('ListTools', this.raw.listTools.bind(this.raw) as RawUnary<ListToolsRequest, ListToolsResponse>, req, this.options.deadlineMs, options);
+  }
+
+  /** Like `man`: the full info of one tool. */
+  getToolInfo(request: Partial<GetToolInfoRequest>, options?: CallOptions): Promise<GetToolInfoResponse> {
+    const req: GetToolInfoRequest = { provider: request.provider ?? '', name: request.name ?? '' };
+    return this.call('GetToolInfo', this.raw.getToolInfo.bind(this.raw) as RawUnary<GetToolInfoRequest, GetToolInfoResponse>, req, this.options.deadlineMs, options);
+  }
+
+  /**
+   * Runs one tool. The deadline is `options.deadlineMs`, else timeout_ms + runDeadlineSlackMs, else
+   * runDeadlineMs. Without an idempotency key the call gets a fresh one (autoIdempotencyKey), so a
+   * retry after a lost connection cannot run the tool twice.
+   */
+  runTool(request: Partial<RunToolRequest>, options?: CallOptions): Promise<RunToolResponse> {
+    const timeoutMs = request.timeoutMs ?? 0;
+    const req: RunToolRequest = {
+      provider: request.provider ?? '',
+      name: request.name ?? '',
+      arguments: request.arguments ?? {},
+      timeoutMs,
+      idempotencyKey: request.idempotencyKey || (this.options.autoIdempotencyKey ? randomUUID() : ''),
+      expectedVersion: request.expectedVersion ?? '',
+      caller: request.caller || this.options.caller,
+    };
+    const deadlineMs = timeoutMs > 0 ? timeoutMs + this.options.runDeadlineSlackMs : this.options.runDeadlineMs;
+    return this.call('RunTool', this.raw.runTool.bind(this.raw) as RawUnary<RunToolRequest, RunToolResponse>, req, deadlineMs, options);
+  }
+
+  /** Ranked keyword search; several queries in one call. */
+  searchTools(request: Partial<SearchToolsRequest>, options?: CallOptions): Promise<SearchToolsResponse> {
+    const req: SearchToolsRequest = { queries: request.queries ?? [], provider: request.provider ?? '', path: request.path ?? '', limit: request.limit ?? 0 };
+    return this.call('SearchTools', this.raw.searchTools.bind(this.raw) as RawUnary<SearchToolsRequest, SearchToolsResponse>, req, this.options.deadlineMs, options);
+  }
+
+  /** The operator's preload set (and its server-side rendering in `format`). */
+  getPreloadSet(request: Partial<GetPreloadSetRequest> = {}, options?: CallOptions): Promise<GetPreloadSetResponse> {
+    const req: GetPreloadSetRequest = { format: request.format ?? PreloadFormat.PRELOAD_FORMAT_COMPACT };
+    return this.call('GetPreloadSet', this.raw.getPreloadSet.bind(this.raw) as RawUnary<GetPreloadSetRequest, GetPreloadSetResponse>, req, this.options.deadlineMs, options);
+  }
+
+  /** The known providers and their health. */
+  listProviders(options?: CallOptions): Promise<ListProvidersResponse> {
+    return this.call('ListProviders', this.raw.listProviders.bind(this.raw) as RawUnary<object, ListProvidersResponse>, {}, this.options.deadlineMs, options);
+  }
+
+  /** Closes the channel; pending retries stop and later calls fail with AgentKitError closed. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.sleeps.abort();
+    this.raw.close();
+  }
+
+  private metadataFor(requestId: string, options?: CallOptions): MetadataType {
+    const md = new Metadata();
+    for (const [k, v] of Object.entries({ ...this.options.metadata, ...options?.metadata })) md.set(k, v);
+    md.set(HEADER_REQUEST_ID, requestId);
+    return md;
+  }
+
+  private async call<Req, Res>(method: string, fn: RawUnary<Req, Res>, req: Req, defaultDeadlineMs: number, options: CallOptions = {}): Promise<Res> {
+    const deadlineMs = options.deadlineMs ?? defaultDeadlineMs;
+    const deadline = Date.now() + deadlineMs;
+    // One request id for every attempt, so the server's logs tie the retries together.
+    const metadata = this.metadataFor(randomUUID(), options);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.sleeps.signal]) : this.sleeps.signal;
+    for (let attempt = 1; ; attempt++) {
+      if (this.closed) throw new AgentKitError('closed', `${method} called after close().`);
+      let err: ServiceError;
+      try {
+        return await this.attempt(fn, req, metadata, deadline, options.signal);
+      } catch (e) {
+        err = e as ServiceError;
+      }
+      const info = errorInfoOf(err);
+      if (err.code === GrpcStatus.UNAVAILABLE && attempt < this.options.retry.maxAttempts && !this.closed) {
+        const delay = Math.max(backoffDelay(attempt, this.options.retry), info?.retryAfterMs ?? 0);
+        if (Date.now() + delay < deadline && (await sleep(delay, signal))) continue;
+      }
+      throw this.toCallError(method, err, info, attempt, deadlineMs);
+    }
+  }
+
+  private attempt<Req, Res>(fn: RawUnary<Req, Res>, req: Req, metadata: MetadataType, deadline: number, signal?: AbortSignal): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(Object.assign(new Error('Cancelled by the caller'), { code: GrpcStatus.CANCELLED, details: 'Cancelled by the caller', metadata: new Metadata() }));
+        return;
+      }
+      const onAbort = (): void => call.cancel();
+      const call = fn(req, metadata, { deadline: new Date(deadline) }, (err, res) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(res);
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private toCallError(method: string, err: ServiceError, info: ErrorInfo | undefined, attempts: number, deadlineMs: number): ToolHubCallError {
+    const grpcStatus = (err.code ?? GrpcStatus.UNKNOWN) as GrpcStatus;
+    const code = info && info.code !== ErrorCode.ERROR_CODE_UNSPECIFIED ? errorCodeFromProto(info.code) : codeFromGrpcStatus(grpcStatus);
+    let message = info?.message || err.details || err.message;
+    if (!info && grpcStatus === GrpcStatus.DEADLINE_EXCEEDED) {
+      message = `${method} got no answer within the ${deadlineMs} ms deadline; retry with a longer deadline (or timeout_ms), or try a smaller request.`;
+    } else if (!info && grpcStatus === GrpcStatus.UNAVAILABLE) {
+      message = `ToolHub is unavailable (${err.details || err.message}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; retry later.`;
+    } else if (!info && grpcStatus === GrpcStatus.UNIMPLEMENTED) {
+      message = `This ToolHub server does not offer ${method} yet (${err.details || 'UNIMPLEMENTED'}).`;
+    }
+    return new ToolHubCallError(code, message, { method, grpcStatus, ...(info ? { info } : {}), attempts, cause: err });
+  }
+}
