@@ -6,6 +6,7 @@
  */
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
+import { ArgumentValidator } from '@toolhub/arguments';
 import type { Bus } from '@toolhub/bus';
 import type { CallContext } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
@@ -61,8 +62,8 @@ export interface ArgumentsValidator {
 export interface DispatcherDeps {
   /** @default an in-memory cache */
   cache?: Cache;
-  /** @default none (arguments are checked by the adapter only) */
-  validator?: ArgumentsValidator;
+  /** @default Ajv-based validation and safe repair (@toolhub/arguments); `false` leaves checking to the adapter */
+  validator?: ArgumentsValidator | false;
   logger?: SdkLogger;
 }
 
@@ -78,6 +79,7 @@ export class Dispatcher {
   private readonly registry: RegistryClient;
   private readonly limiter: CallerLimiter;
   private readonly log: SdkLogger;
+  private readonly validator: ArgumentsValidator | undefined;
 
   private constructor(
     readonly bus: Bus,
@@ -93,6 +95,7 @@ export class Dispatcher {
     this.callEvents = new CallEventPublisher(bus, { onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry') });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
     this.limiter = new CallerLimiter(options.maxConcurrentPerCaller);
+    this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
   }
 
   /** Creates a dispatcher on `bus`: starts provider discovery, run tracking and cache invalidation. */
@@ -274,7 +277,7 @@ export class Dispatcher {
       const info = candidate.tool!;
       let validated: { args: Record<string, unknown>; fixes: AppliedFix[] };
       try {
-        validated = this.deps.validator ? this.deps.validator.validate(info, candidateArgs) : { args: candidateArgs, fixes: [] };
+        validated = this.validator ? this.validator.validate(info, candidateArgs) : { args: candidateArgs, fixes: [] };
       } catch (err) {
         if (index === 0) throw err; // The caller's own mistake: report it, do not paper over it.
         continue;
@@ -384,6 +387,21 @@ export class Dispatcher {
       throw err;
     }
   }
+}
+
+/** Validation and safe repair against each tool's JSON Schema, compiled once per tool version. */
+function defaultValidator(maxArgumentDepth: number, log: SdkLogger): ArgumentsValidator {
+  const validator = new ArgumentValidator({
+    maxArgumentDepth,
+    // A third-party schema Ajv cannot use is reported once; such calls are checked by the adapter only.
+    onSchemaProblem: (p) => log.warn({ tool: p.toolId, version: p.version, code: p.code, detail: p.message }, 'tool schema unusable for validation'),
+  });
+  return {
+    validate: (tool, args) => {
+      const res = validator.validateAndRepair(tool.id, tool.version, tool.inputSchema ?? { type: 'object' }, args);
+      return { args: res.args, fixes: res.fixes };
+    },
+  };
 }
 
 /** Keeps the arguments whose names the fallback tool's schema knows (fallbacks are "equivalent tools"). */
