@@ -5,7 +5,7 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
-import { ErrorInfo, GRPC_ERROR_TRAILER, Importance, PreloadFormat, RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
+import { ErrorInfo, GRPC_ERROR_TRAILER, Importance, PreloadFormat, RegistryAdminClient, ToolHubError, type ToolInfo } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -61,6 +61,15 @@ const greet = (description: string): ToolInfo => ({
 
 const tools: ToolDefinition<never>[] = [
   { name: 'echo_text', path: 'text', description: 'Echoes text back to the caller.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, annotations: { readOnly: true }, run: async (a: { text?: string }) => textResult(a.text ?? '') },
+  {
+    name: 'broken_echo',
+    path: 'text',
+    description: 'Echoes text, but its backend is down.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    run: async () => {
+      throw ToolHubError.failed('backend answered 500');
+    },
+  },
   { name: 'count_words', path: 'text', description: 'Counts the words of a text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, run: async () => textResult('3') },
 ];
 
@@ -85,7 +94,7 @@ describe('registry', () => {
     dispatcher = await startDispatcher(bus, { grpc: { port: 0 }, dispatcher: { warmCoreTools: false } });
     agent = connectClient(dispatcher.grpc.address);
     ops = adminClient(admin.address);
-    await eventually(async () => (await store.listTools({ provider: 'local' })).length === 2, 'the catalog announcement');
+    await eventually(async () => (await store.listTools({ provider: 'local' })).length === 3, 'the catalog announcement');
   });
 
   afterAll(async () => {
@@ -156,6 +165,18 @@ describe('registry', () => {
     expect(res.removals.map((r) => r.toolId)).toContain('local:count_words');
     const after = (await ops.call['getPreloadList']!({})) as { list: { revision: number } };
     expect(after.list.revision).toBe(before.list.revision);
+  });
+
+  it('walks the fallback chain when a tool fails, and says which tool served the call', async () => {
+    await ops.call['setFallbacks']!({ toolId: 'local:broken_echo', fallbacks: ['local:echo_text'] });
+    // The overlay change evicts the dispatcher's cached copy; the next run sees the chain.
+    await eventually(async () => {
+      const res = await agent.runTool({ provider: 'local', name: 'broken_echo', arguments: { text: 'hi' } }).catch(() => undefined);
+      return res?.servedBy === 'local:echo_text';
+    }, 'the fallback to serve');
+    const res = await agent.runTool({ provider: 'local', name: 'broken_echo', arguments: { text: 'hi' } });
+    expect(res).toMatchObject({ servedBy: 'local:echo_text', attempts: 2 });
+    expect(res.content).toEqual([{ text: 'hi' }]);
   });
 
   it('refuses bad admin input precisely and changes nothing', async () => {
