@@ -1,3 +1,31 @@
-/** Placeholder entry point: adapter-cloud is built by a later issue (see README.md). */
-process.stderr.write('adapter-cloud is not built yet; see apps/adapter-cloud/README.md.\n');
-process.exit(1);
+/** adapter-cloud as its own process: HTTP APIs described by OpenAPI 3 documents, served on NATS. */
+import { serveAdapter } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
+import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
+import { onShutdown } from '@toolhub/runtime';
+import { createLogger, initTelemetry } from '@toolhub/telemetry';
+
+import { adapterCloudConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = adapterCloudConfig.load();
+  const telemetry = initTelemetry({ serviceName: 'adapter-cloud' });
+  const log = createLogger({ name: 'adapter-cloud', level: config.logLevel });
+  // Credentials are read from the environment variables the config names, never from the document.
+  const adapter = await createCloudAdapter(loadCloudConfig(config.configFile ?? defaultConfigPath()), { logger: log, env: process.env });
+  for (const problem of adapter.problems) log.warn({ problem }, 'cloud adapter start-up problem');
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', onStatus: (status) => log.info({ status }, 'nats status') });
+  const service = await serveAdapter(bus, adapter, { logger: log });
+  log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
+  onShutdown(log, [
+    { name: 'adapter', run: () => service.close() },
+    { name: 'http', run: () => adapter.close() },
+    { name: 'bus', run: () => bus.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`adapter-cloud failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

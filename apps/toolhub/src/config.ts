@@ -12,5 +12,7 @@ export const toolhubConfig = defineConfig({
   root: { env: 'TOOLHUB_LOCAL_ROOT', schema: z.string().min(1).optional(), description: 'Directory the local file tools are confined to (default <data dir>/files)' },
   mcp: { env: 'TOOLHUB_MCP', schema: zBoolean().default(true), description: 'Mount the MCP servers of TOOLHUB_MCP_CONFIG under provider mcp' },
   mcpConfig: { env: 'TOOLHUB_MCP_CONFIG', schema: z.string().optional(), description: 'MCP servers file (default: server-everything over stdio)' },
+  cloud: { env: 'TOOLHUB_CLOUD', schema: zBoolean().default(true), description: 'Mount the OpenAPI documents of TOOLHUB_CLOUD_CONFIG under provider cloud' },
+  cloudConfig: { env: 'TOOLHUB_CLOUD_CONFIG', schema: z.string().optional(), description: 'OpenAPI documents file (default: the Petstore example, calling a mock at 127.0.0.1:4010)' },
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
 });

@@ -1,9 +1,10 @@
 /**
- * One-process mode (the embedded default): dispatcher, registry (embedded store), adapter-local and
- * adapter-mcp in one Node process on the in-process bus. Needs nothing but Node: `npm start`.
+ * One-process mode (the embedded default): dispatcher, registry (embedded store), adapter-local,
+ * adapter-mcp and adapter-cloud in one Node process on the in-process bus. Needs nothing but Node: `npm start`.
  */
 import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
+import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { createLocalTools } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
@@ -49,11 +50,19 @@ async function main(): Promise<void> {
     providers.push(`${mcp.provider} (${(await mcp.catalog()).length} tools from ${mcp.status().length} MCP server(s))`);
   }
 
+  let cloud: CloudAdapter | undefined;
+  let cloudService: AdapterService | undefined;
+  if (config.cloud) {
+    cloud = await createCloudAdapter(loadCloudConfig(config.cloudConfig ?? defaultCloudConfigPath()), { logger: log, env: process.env });
+    cloudService = await serveAdapter(bus, cloud, { logger: log });
+    providers.push(`${cloud.provider} (${(await cloud.catalog()).length} tools from OpenAPI)`);
+  }
+
   const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort }, deps: { logger: log } });
   const address = running.grpc.address;
   process.stdout.write(
     [
-      'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp; in-process bus).',
+      'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp, adapter-cloud; in-process bus).',
       `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
       `  providers:  ${providers.join(', ')}`,
@@ -71,6 +80,8 @@ async function main(): Promise<void> {
     { name: 'adapter-local', run: () => localService.close() },
     { name: 'adapter-mcp', run: async () => void (await mcpService?.close()) },
     { name: 'mcp servers', run: async () => void (await mcp?.close()) },
+    { name: 'adapter-cloud', run: async () => void (await cloudService?.close()) },
+    { name: 'cloud http', run: async () => void (await cloud?.close()) },
     { name: 'admin', run: () => admin.close() },
     { name: 'registry', run: () => registry.close() },
     { name: 'store', run: () => store.close() },
