@@ -36,6 +36,8 @@ export {
   ListProvidersRequest,
   ListProvidersResponse,
   ProviderStatus,
+  GetStatusRequest,
+  GetStatusResponse,
 } from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,

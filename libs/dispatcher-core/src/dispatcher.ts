@@ -20,6 +20,7 @@ import {
   errorCodeToProto,
   type GetPreloadSetRequest,
   type GetPreloadSetResponse,
+  type GetStatusResponse,
   type GetToolInfoRequest,
   type GetToolInfoResponse,
   Importance,
@@ -213,10 +214,17 @@ export class Dispatcher {
     return { providers: this.providers.status() };
   }
 
-  /** Health detail for operators: cache state and event backlog. */
-  health(): { cache: string; cacheHealthy: boolean; pendingEvents: number; droppedEvents: number; inflight: number } {
+  /** Health detail for operators: cache state, event backlog, in-flight runs, providers. */
+  status(): GetStatusResponse {
     const cache = this.metadata.cache.health();
-    return { cache: cache.detail, cacheHealthy: cache.healthy, pendingEvents: this.callEvents.backlog, droppedEvents: this.callEvents.dropped, inflight: this.inflight.size };
+    return {
+      cacheHealthy: cache.healthy,
+      cacheDetail: cache.detail,
+      pendingEvents: this.callEvents.backlog,
+      droppedEvents: this.callEvents.dropped,
+      inflightRuns: this.inflight.size,
+      providers: this.providers.status(),
+    };
   }
 
   /**

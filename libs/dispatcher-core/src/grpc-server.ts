@@ -41,6 +41,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
     runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
     listProviders: unary('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
+    getStatus: unary('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
     searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
     getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
   });

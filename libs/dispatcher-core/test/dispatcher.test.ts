@@ -163,6 +163,14 @@ describe('dispatcher over the in-process bus', () => {
     expect(events.every((e) => e.timestampUnixMs > 0 && e.attempts === 1)).toBe(true);
   });
 
+  it('reports its health detail: cache, event backlog and providers', async () => {
+    const res = await new Promise<{ cacheHealthy: boolean; cacheDetail: string; providers: Array<{ provider: string }> }>((resolve, reject) =>
+      client.raw.getStatus({}, (err, r) => (err ? reject(err) : resolve(r))),
+    );
+    expect(res.cacheHealthy).toBe(true);
+    expect(res.providers.map((p) => p.provider)).toEqual(['local']);
+  });
+
   it('serves the standard health service', async () => {
     const { HealthClient } = await healthClientCtor();
     const health = new HealthClient(running.grpc.address, credentials.createInsecure());
