@@ -5,7 +5,7 @@
  * MCP and cloud adapters can share it. Collisions (`fooBar` and `foo_bar`) are found when the
  * mapping is built — at start-up — never at call time.
  */
-import { ToolHubError } from '@toolhub/contracts';
+import { ToolHubError, snakeCase } from '@toolhub/contracts';
 
 import type { JsonSchema } from './types';
 
@@ -16,15 +16,7 @@ import type { JsonSchema } from './types';
  * left (a name in another script), so such names pass through as they are.
  */
 export function toSnakeCase(native: string): string {
-  const s = native
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return s === '' ? native : s;
+  return snakeCase(native) || native;
 }
 
 export interface ParamNameOptions {

@@ -4,7 +4,7 @@
  * long, or the same as another operation's, are cut and given a short hash of the native name, so
  * they stay unique and stable from one start to the next.
  */
-import { toToolName } from '@toolhub/contracts';
+import { toToolName, snakeCase } from '@toolhub/contracts';
 import { createHash } from 'node:crypto';
 
 const MAX_NAME = 64;
@@ -51,15 +51,7 @@ export function assignToolNames(alias: string, natives: Iterable<string>): Map<s
 
 /** `<alias>_<snake_case native>` without the 64-character cut; undefined when nothing usable is left. */
 function fullName(alias: string, native: string): string | undefined {
-  const tail = native
-    .replace(/[{}]/g, '')
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+  const tail = snakeCase(native.replace(/[{}]/g, ''));
   if (tail === '') return undefined;
   const name = `${alias}_${tail}`;
   // Same rules as toToolName; only the cut at 64 characters is left to assignToolNames (with a hash).

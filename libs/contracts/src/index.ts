@@ -132,6 +132,7 @@ export {
   assertToolName,
   assertProviderName,
   toToolName,
+  snakeCase,
   normalizePath,
   isWithinPath,
   parentPath,

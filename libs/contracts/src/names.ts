@@ -43,12 +43,11 @@ export function assertProviderName(provider: string, field = 'provider'): void {
 }
 
 /**
- * Normalises a native name (camelCase, kebab-case, dotted, spaced) to the tool name rule:
- * `getUserByID` → `get_user_by_id`, `list-files` → `list_files`. Returns '' when nothing usable is left.
- * A leading digit gets a `t_` prefix; the result is cut to 64 characters.
+ * snake_case words of any identifier or phrase: accents dropped, camelCase and acronyms split,
+ * every run of other characters one `_`. `getUserByID` → `get_user_by_id`; '' when nothing is left.
  */
-export function toToolName(native: string): string {
-  let s = native
+export function snakeCase(text: string): string {
+  return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -56,6 +55,15 @@ export function toToolName(native: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
+}
+
+/**
+ * Normalises a native name (camelCase, kebab-case, dotted, spaced) to the tool name rule:
+ * `getUserByID` → `get_user_by_id`, `list-files` → `list_files`. Returns '' when nothing usable is left.
+ * A leading digit gets a `t_` prefix; the result is cut to 64 characters.
+ */
+export function toToolName(native: string): string {
+  let s = snakeCase(native);
   if (s === '') return '';
   if (!/^[a-z]/.test(s)) s = `t_${s}`;
   return s.slice(0, 64).replace(/_+$/, '');

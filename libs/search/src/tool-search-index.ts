@@ -1,0 +1,296 @@
+/**
+ * The tool search index behind SearchTools: ranked keyword search over every provider's tools,
+ * kept current by upserts and removals (no rebuild), built on MiniSearch (BM25+ with field
+ * boosts, prefix and fuzzy matching).
+ */
+import { closestMatches, isWithinPath, type SearchHit, type SearchToolsResponse, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
+import MiniSearch from 'minisearch';
+
+import { type Analyzer, createAnalyzer } from './analyzer';
+import { hasCjk } from './cjk';
+import { IMPORTANCE_PRIOR, SEARCH_FIELDS, type SearchDocument, toDocument, type ToolEntry, toEntry } from './documents';
+import { type ResolvedSearchIndexOptions, type SearchIndexOptions, withSearchDefaults } from './options';
+import { checkRequest, type CheckedRequest, type ToolSearchRequest } from './request';
+import { CatalogOutline, categorySuggestion, closeSuggestions } from './suggestions';
+import { Vocabulary } from './vocabulary';
+
+/** What an update changed. */
+export interface IndexChange {
+  added: number;
+  updated: number;
+  /** Tools whose version was the same as the indexed one; nothing was re-indexed. */
+  unchanged: number;
+  removed: number;
+}
+
+/** Most distinct terms of one query that are searched (a pasted paragraph should not cost more). */
+const MAX_QUERY_TERMS = 48;
+/** Queries with more terms than this get no prefix or fuzzy matching (see the constructor). */
+const PARTIAL_MAX_TERMS = 8;
+/** Longer words get no fuzzy matching: the cost of an edit-distance search grows with the length. */
+const FUZZY_MAX_LENGTH = 24;
+/** Share of a tool's other matching queries added to its best one: a tool that answers several queries outranks one that answers one of them about as well. */
+const OTHER_QUERIES_WEIGHT = 0.5;
+
+const identity = (term: string): string => term;
+const splitSpaces = (text: string): string[] => text.split(' ');
+
+/**
+ * Ranked keyword search over tools of many providers.
+ *
+ * ```ts
+ * const index = new ToolSearchIndex();
+ * index.replaceProvider('github', githubTools);
+ * index.search({ queries: ['open an issue'], limit: 5 }); // { hits: [...], suggestions: [] }
+ * ```
+ *
+ * Not thread-safe in the worker sense, but every method is synchronous, so in one Node process a
+ * search never sees half an update.
+ */
+export class ToolSearchIndex {
+  private readonly options: ResolvedSearchIndexOptions;
+  private readonly analyzer: Analyzer;
+  private readonly mini: MiniSearch<SearchDocument>;
+  private readonly entries = new Map<string, ToolEntry>();
+  private readonly byProvider = new Map<string, Set<string>>();
+  private usage = new Map<string, number>();
+  /** Highest over lowest score multiplier a tool can get from importance and usage. */
+  private maxPriorRatio: number;
+  private readonly vocabulary = new Vocabulary();
+  /** Names and categories of the whole catalog for suggestions; dropped on every change. */
+  private outline: CatalogOutline | undefined;
+  /** Collects the terms of the document being added (MiniSearch tokenizes inside add()). */
+  private captured: string[] | undefined;
+
+  /** @throws SearchError invalid_options when an option is out of range. */
+  constructor(options: SearchIndexOptions = {}) {
+    this.options = withSearchDefaults(options);
+    const o = this.options;
+    this.maxPriorRatio = this.priorRatio();
+    this.analyzer = createAnalyzer({ stemming: o.stemming, synonyms: o.synonyms });
+    const analyze = (text: string): string[] => {
+      const terms = this.analyzer.analyze(text);
+      this.captured?.push(...terms);
+      return terms;
+    };
+    // Prefix and fuzzy matching only expand words the catalog does not have (see Vocabulary).
+    const unknown = (term: string): boolean => !this.vocabulary.has(term);
+    this.mini = new MiniSearch<SearchDocument>({
+      idField: 'id',
+      fields: [...SEARCH_FIELDS],
+      tokenize: analyze,
+      processTerm: identity,
+      searchOptions: {
+        boost: { ...o.weights },
+        weights: { ...o.partialWeights },
+        bm25: { ...o.bm25 },
+        combineWith: 'OR',
+        // Queries arrive analysed (see search()): split on the spaces that join their terms.
+        tokenize: splitSpaces,
+        processTerm: identity,
+        // Long queries are sentences: their other words carry them, and expanding words is the
+        // costliest step of a search, so only short (keyword) queries get prefix and typo matching.
+        prefix: (term, _i, terms) => o.prefixMinLength > 0 && terms.length <= PARTIAL_MAX_TERMS && term.length >= (hasCjk(term) ? 2 : o.prefixMinLength) && unknown(term),
+        // Edit distance by length: short words have too many one-edit neighbours ("get" ~ "set").
+        fuzzy: (term, _i, terms) =>
+          o.fuzzy && terms.length <= PARTIAL_MAX_TERMS && term.length >= 4 && term.length <= FUZZY_MAX_LENGTH && !hasCjk(term) && unknown(term) && (term.length >= 8 ? 2 : 1),
+      },
+    });
+  }
+
+  /** Number of tools indexed. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** True when the tool with this id is indexed. */
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /**
+   * Adds tools, or re-indexes them when their id is already there. A tool whose non-empty
+   * `version` equals the indexed one is skipped. Missing ids are derived as `<provider>:<name>`.
+   */
+  upsert(tools: Iterable<ToolInfo>): IndexChange {
+    const change: IndexChange = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    for (const tool of tools) {
+      const info = tool.id ? tool : { ...tool, id: toolId(tool.provider, tool.name) };
+      const existing = this.entries.get(info.id);
+      if (existing && existing.version !== '' && existing.version === info.version) {
+        change.unchanged++;
+        continue;
+      }
+      const doc = toDocument(info);
+      this.captured = [];
+      try {
+        if (existing) {
+          this.mini.replace(doc);
+          change.updated++;
+        } else {
+          this.mini.add(doc);
+          change.added++;
+        }
+        this.vocabulary.set(info.id, this.captured);
+      } finally {
+        this.captured = undefined;
+      }
+      const entry = toEntry(info);
+      this.entries.set(entry.id, entry);
+      this.outline = undefined;
+      let ids = this.byProvider.get(entry.provider);
+      if (!ids) this.byProvider.set(entry.provider, (ids = new Set()));
+      ids.add(entry.id);
+    }
+    return change;
+  }
+
+  /** Removes tools by id; unknown ids are ignored. */
+  remove(ids: Iterable<string>): IndexChange {
+    const change: IndexChange = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (!entry) continue;
+      this.mini.discard(id);
+      this.vocabulary.delete(id);
+      this.entries.delete(id);
+      this.outline = undefined;
+      const providerIds = this.byProvider.get(entry.provider);
+      providerIds?.delete(id);
+      if (providerIds?.size === 0) this.byProvider.delete(entry.provider);
+      change.removed++;
+    }
+    return change;
+  }
+
+  /**
+   * Makes the provider's indexed tools exactly `tools`: upserts them and removes the provider's
+   * other tools. Used when a provider announces its whole catalog.
+   * @throws ToolHubError invalid_argument when a tool belongs to another provider.
+   */
+  replaceProvider(provider: string, tools: readonly ToolInfo[]): IndexChange {
+    const stranger = tools.find((t) => t.provider !== provider);
+    if (stranger) {
+      throw ToolHubError.invalidArgument(`Tool ${JSON.stringify(stranger.id || stranger.name)} belongs to provider ${JSON.stringify(stranger.provider)}, not ${JSON.stringify(provider)}; a provider's catalog may only hold its own tools.`, [
+        { field: 'tools.provider', message: `expected ${JSON.stringify(provider)}` },
+      ]);
+    }
+    const keep = new Set(tools.map((t) => t.id || toolId(t.provider, t.name)));
+    const gone = [...(this.byProvider.get(provider) ?? [])].filter((id) => !keep.has(id));
+    const removed = this.remove(gone).removed;
+    return { ...this.upsert(tools), removed };
+  }
+
+  /**
+   * Sets how often each tool was called (e.g. from the registry's statistics), replacing earlier
+   * counts. Frequently used tools win close calls; see `usageBoost`.
+   */
+  setUsage(calls: Iterable<readonly [id: string, calls: number]>): void {
+    const counts = [...calls].filter(([, n]) => Number.isFinite(n) && n > 0);
+    const max = Math.max(0, ...counts.map(([, n]) => n));
+    this.usage = new Map(counts.map(([id, n]) => [id, 1 + (this.options.usageBoost * Math.log1p(n)) / Math.log1p(max)]));
+    this.maxPriorRatio = this.priorRatio();
+  }
+
+  private priorRatio(): number {
+    const priors = Object.values(IMPORTANCE_PRIOR);
+    return (Math.max(...priors) * (1 + this.options.usageBoost)) / Math.min(...priors);
+  }
+
+  /**
+   * Searches every query, merges the hits (a tool's score is its best query's score plus half
+   * of its other queries'), and ranks them; scores are relative to the best hit (1). When nothing
+   * matches, `suggestions` holds close tool ids and categories instead (see suggestions.ts).
+   * @throws ToolHubError invalid_argument for no query, a bad limit, provider or path.
+   */
+  search(request: ToolSearchRequest): SearchToolsResponse {
+    const req = checkRequest(request, this.options);
+    const hits = this.rank(req);
+    if (hits.length > 0) return { hits, suggestions: [] };
+    return { hits, suggestions: this.suggest(req) };
+  }
+
+  private rank(req: CheckedRequest): SearchHit[] {
+    const filtered = req.provider !== '' || req.path !== '';
+    const filter = filtered
+      ? (r: { id: string }) => {
+          const e = this.entries.get(r.id)!;
+          return (req.provider === '' || e.provider === req.provider) && isWithinPath(e.path, req.path);
+        }
+      : undefined;
+    const merged = new Map<string, { best: number; sum: number; queries: number[] }>();
+    for (const [index, query] of req.queries) {
+      const terms = this.queryTerms(query);
+      if (terms.length === 0) continue;
+      const results = this.mini.search(terms.join(' '), filter ? { filter } : undefined);
+      if (results.length === 0) continue;
+      // Priors (importance, usage) scale a tool's score, by at most maxPriorRatio from the lowest
+      // to the highest: results whose raw score is that far below the limit-th can never reach
+      // the top, so only the head of the list is merged (it is sorted by raw score). With several
+      // queries the head is deeper, as a tool's other queries add to its score.
+      const kth = results[Math.min(results.length, req.limit * (req.queries.length > 1 ? 3 : 1)) - 1]!.score;
+      const cut = kth / this.maxPriorRatio;
+      let top = 0;
+      const head: Array<[string, number]> = [];
+      for (const r of results) {
+        if (r.score < cut) break;
+        const id = r.id as string;
+        const s = r.score * this.entries.get(id)!.prior * (this.usage.get(id) ?? 1);
+        head.push([id, s]);
+        if (s > top) top = s;
+      }
+      // Each query's best becomes 1, so a long query does not drown a short one.
+      for (const [id, raw] of head) {
+        const s = raw / top;
+        const m = merged.get(id);
+        if (!m) merged.set(id, { best: s, sum: s, queries: [index] });
+        else {
+          m.best = Math.max(m.best, s);
+          m.sum += s;
+          m.queries.push(index);
+        }
+      }
+    }
+    const ranked = [...merged.entries()]
+      .map(([id, m]) => ({ id, score: m.best + OTHER_QUERIES_WEIGHT * (m.sum - m.best), queries: m.queries }))
+      // Rounded before sorting so float noise never decides a tie: ties go by id.
+      .map((h) => ({ ...h, score: Math.round(h.score * 1e9) / 1e9 }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, req.limit);
+    const top = ranked[0]?.score ?? 1;
+    return ranked.map((h) => {
+      const e = this.entries.get(h.id)!;
+      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries };
+    });
+  }
+
+  /** The distinct terms of a query (at most MAX_QUERY_TERMS). */
+  private queryTerms(query: string): string[] {
+    return [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
+  }
+
+  private suggest(req: CheckedRequest): string[] {
+    const limit = this.options.maxSuggestions;
+    const queries = req.queries.map(([, q]) => q);
+    if (req.provider !== '' && !this.byProvider.has(req.provider)) {
+      // An unknown provider: the providers closest to it, what matches elsewhere, the other providers.
+      const known = [...this.byProvider.keys()].sort();
+      const close = closestMatches(req.provider, known, 2);
+      const elsewhere = this.rank({ ...req, provider: '', path: '', limit }).map((h) => h.id);
+      const ordered = [...close.map((p) => categorySuggestion(p, '')), ...elsewhere, ...known.map((p) => categorySuggestion(p, ''))];
+      return [...new Set(ordered)].slice(0, limit);
+    }
+    if (req.provider !== '' || req.path !== '') {
+      // The filters hid every match: the best matches outside them are the most useful hint.
+      const elsewhere = this.rank({ ...req, provider: '', path: '', limit }).map((h) => h.id);
+      if (elsewhere.length > 0) return elsewhere;
+    }
+    if (req.provider === '' && req.path === '') {
+      this.outline ??= new CatalogOutline(this.entries.values());
+      return closeSuggestions(queries, this.outline, limit);
+    }
+    const inProvider = req.provider === '' ? [...this.entries.values()] : [...(this.byProvider.get(req.provider) ?? [])].map((id) => this.entries.get(id)!);
+    const inScope = inProvider.filter((e) => isWithinPath(e.path, req.path));
+    return closeSuggestions(queries, new CatalogOutline(inScope.length > 0 ? inScope : inProvider), limit);
+  }
+}

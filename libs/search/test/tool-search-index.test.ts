@@ -1,0 +1,243 @@
+import { Importance, isToolHubError, type ToolHubError } from '@toolhub/contracts';
+import { isSearchError, ToolSearchIndex } from '@toolhub/search';
+
+import { catalog, tool } from './fixtures';
+
+function indexOf(tools = catalog()): ToolSearchIndex {
+  const index = new ToolSearchIndex();
+  index.upsert(tools);
+  return index;
+}
+
+function ids(index: ToolSearchIndex, queries: string[], extra: { provider?: string; path?: string; limit?: number } = {}): string[] {
+  return index.search({ queries, ...extra }).hits.map((h) => h.id);
+}
+
+function thrown(fn: () => unknown): ToolHubError {
+  try {
+    fn();
+  } catch (err) {
+    if (isToolHubError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected a ToolHubError');
+}
+
+describe('ToolSearchIndex ranking', () => {
+  it('ranks a tool whose name matches above one that only mentions the word in its description', () => {
+    const index = indexOf([
+      tool('a', 'archive_mailbox', 'Compress old messages. Useful before a calendar export.'),
+      tool('a', 'calendar_events', 'Lists upcoming events.'),
+    ]);
+    expect(ids(index, ['calendar'])).toEqual(['a:calendar_events', 'a:archive_mailbox']);
+  });
+
+  it('ranks a path or tag match above a description match, and a description match above a parameter match', () => {
+    const index = indexOf([
+      tool('acme', 'tool_one', 'Stores a document for later.', { path: 'storage', params: { invoice: 'Which document' } }),
+      tool('acme', 'tool_two', 'Stores an invoice for later.', { path: 'storage' }),
+      tool('acme', 'tool_three', 'Stores a document for later.', { path: 'invoice' }),
+    ]);
+    expect(ids(index, ['invoice'])).toEqual(['acme:tool_three', 'acme:tool_two', 'acme:tool_one']);
+  });
+
+  it('returns each hit with its id, provider, name, path, one-line summary and a score relative to the best', () => {
+    const { hits } = indexOf().search({ queries: ['create issue'] });
+    expect(hits[0]).toEqual({
+      id: 'github:create_issue',
+      provider: 'github',
+      name: 'create_issue',
+      path: 'github/issues',
+      summary: 'Open a new issue in a repository.',
+      score: 1,
+      queryIndexes: [0],
+    });
+    for (const h of hits.slice(1)) expect(h.score).toBeLessThanOrEqual(1);
+  });
+
+  it('finds a tool by its exact name', () => {
+    expect(ids(indexOf(), ['merge_pull_request'])[0]).toBe('github:merge_pull_request');
+  });
+
+  it('tolerates typos', () => {
+    expect(ids(indexOf(), ['wether forcast'])[0]).toBe('local:get_weather');
+  });
+
+  it('matches word prefixes', () => {
+    expect(ids(indexOf(), ['repo'])).toContain('github:create_issue');
+    expect(ids(indexOf(), ['weath'])[0]).toBe('local:get_weather');
+  });
+
+  it('matches word forms and generic synonyms ("fetch" finds read_file)', () => {
+    expect(ids(indexOf(), ['fetch file contents'])[0]).toBe('local:read_file');
+    expect(ids(indexOf(), ['emails'])[0]).toBe('mcp:send_email');
+  });
+
+  it('finds a tool described in Chinese from a Chinese query', () => {
+    expect(ids(indexOf(), ['搜索关键词'])[0]).toBe('mcp:bing_search');
+    expect(ids(indexOf(), ['股票价格'])[0]).toBe('mcp:stock_price');
+  });
+
+  it('breaks ties by id, so equal tools always come in the same order', () => {
+    const index = indexOf([tool('b', 'echo', 'Repeat text.'), tool('a', 'echo', 'Repeat text.'), tool('c', 'echo', 'Repeat text.')]);
+    expect(ids(index, ['echo'])).toEqual(['a:echo', 'b:echo', 'c:echo']);
+  });
+
+  it('lets core tools win a close call against low-importance ones', () => {
+    const index = indexOf([tool('a', 'echo', 'Repeat text.', { importance: Importance.IMPORTANCE_LOW }), tool('b', 'echo', 'Repeat text.', { importance: Importance.IMPORTANCE_CORE })]);
+    expect(ids(index, ['echo'])).toEqual(['b:echo', 'a:echo']);
+  });
+
+  it('lets frequently used tools win a close call', () => {
+    const index = indexOf([tool('a', 'echo', 'Repeat text.'), tool('b', 'echo', 'Repeat text.')]);
+    index.setUsage([['b:echo', 120], ['a:echo', 3]]);
+    expect(ids(index, ['echo'])).toEqual(['b:echo', 'a:echo']);
+  });
+});
+
+describe('ToolSearchIndex filters and limits', () => {
+  it('keeps only tools of the requested provider', () => {
+    const found = ids(indexOf(), ['file issue email'], { provider: 'local' });
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((id) => id.startsWith('local:'))).toBe(true);
+  });
+
+  it('keeps only tools at or below the requested path', () => {
+    const index = indexOf();
+    expect(ids(index, ['issue pull request'], { path: 'github' }).sort()).toEqual(['github:create_issue', 'github:list_issues', 'github:merge_pull_request']);
+    expect(ids(index, ['issue pull request'], { path: '/GitHub/issues/' }).sort()).toEqual(['github:create_issue', 'github:list_issues']);
+  });
+
+  it('returns at most `limit` hits, 10 by default and never more than 50', () => {
+    const many = Array.from({ length: 80 }, (_, i) => tool('p', `report_${i}`, 'Build a report.'));
+    const index = indexOf(many);
+    expect(ids(index, ['report'], { limit: 3 })).toHaveLength(3);
+    expect(ids(index, ['report'])).toHaveLength(10);
+    expect(ids(index, ['report'], { limit: 500 })).toHaveLength(50);
+  });
+});
+
+describe('ToolSearchIndex with several queries', () => {
+  it('answers every query in one ranking and says which queries each hit matched', () => {
+    const { hits } = indexOf().search({ queries: ['send email', 'weather forecast'], limit: 5 });
+    const byId = new Map(hits.map((h) => [h.id, h]));
+    expect(byId.get('mcp:send_email')?.queryIndexes).toEqual([0]);
+    expect(byId.get('local:get_weather')?.queryIndexes).toEqual([1]);
+    // Each query's best hit is on top: neither query drowns the other.
+    expect(hits.slice(0, 2).map((h) => h.id).sort()).toEqual(['local:get_weather', 'mcp:send_email']);
+  });
+
+  it('ranks a tool that matches several queries above one that matches only one of them equally well', () => {
+    const index = indexOf([tool('a', 'alpha', 'Convert units.'), tool('a', 'beta', 'Convert units and currencies.'), tool('a', 'gamma', 'Exchange currencies.')]);
+    const { hits } = index.search({ queries: ['convert', 'currencies'] });
+    expect(hits[0]?.id).toBe('a:beta');
+    expect(hits[0]?.queryIndexes).toEqual([0, 1]);
+  });
+
+  it('skips blank queries but keeps the indexes of the others', () => {
+    const { hits } = indexOf().search({ queries: ['  ', 'send email'] });
+    expect(hits[0]?.queryIndexes).toEqual([1]);
+  });
+});
+
+describe('ToolSearchIndex suggestions', () => {
+  it('suggests categories instead of an empty answer when nothing matches', () => {
+    const res = indexOf().search({ queries: ['xyzzy plugh'] });
+    expect(res.hits).toEqual([]);
+    expect(res.suggestions.length).toBeGreaterThan(0);
+    expect(res.suggestions).toContain('github:github/');
+  });
+
+  it('suggests close tool names and categories', () => {
+    const res = indexOf().search({ queries: ['finanzz'] });
+    expect(res.hits).toEqual([]);
+    expect(res.suggestions).toContain('mcp:finance/');
+  });
+
+  it('suggests the matches outside the filters when the filters hide them all', () => {
+    const res = indexOf().search({ queries: ['send email'], provider: 'github' });
+    expect(res.hits).toEqual([]);
+    expect(res.suggestions[0]).toBe('mcp:send_email');
+  });
+
+  it('keeps suggestions inside the requested provider when nothing matches anywhere', () => {
+    const res = indexOf().search({ queries: ['xyzzy'], provider: 'local' });
+    expect(res.hits).toEqual([]);
+    expect(res.suggestions.length).toBeGreaterThan(0);
+    expect(res.suggestions.every((s) => s.startsWith('local:'))).toBe(true);
+  });
+
+  it('has nothing to suggest in an empty catalog', () => {
+    expect(new ToolSearchIndex().search({ queries: ['anything'] })).toEqual({ hits: [], suggestions: [] });
+  });
+
+  it('names the closest providers when the provider does not exist', () => {
+    const res = indexOf().search({ queries: ['issue'], provider: 'githb' });
+    expect(res.hits).toEqual([]);
+    expect(res.suggestions[0]).toBe('github:');
+  });
+});
+
+describe('ToolSearchIndex updates', () => {
+  it('finds added tools and forgets removed ones without a rebuild', () => {
+    const index = indexOf();
+    expect(ids(index, ['translate'])).toEqual([]);
+    expect(index.upsert([tool('cloud', 'translate_text', 'Translate text between languages.')])).toMatchObject({ added: 1 });
+    expect(ids(index, ['translate'])).toEqual(['cloud:translate_text']);
+    expect(index.size).toBe(10);
+    expect(index.remove(['cloud:translate_text', 'cloud:unknown'])).toMatchObject({ removed: 1 });
+    expect(ids(index, ['translate'])).toEqual([]);
+    expect(index.has('cloud:translate_text')).toBe(false);
+  });
+
+  it('re-indexes a changed tool and skips one whose version did not change', () => {
+    const index = indexOf([tool('a', 'notes', 'Keep notes.', { version: 'v1' })]);
+    expect(index.upsert([tool('a', 'notes', 'Keep notes.', { version: 'v1' })])).toMatchObject({ unchanged: 1, updated: 0 });
+    expect(index.upsert([tool('a', 'notes', 'Draw diagrams.', { version: 'v2' })])).toMatchObject({ updated: 1 });
+    expect(ids(index, ['diagrams'])).toEqual(['a:notes']);
+    expect(ids(index, ['keep notes'])).toEqual(['a:notes']);
+    expect(index.search({ queries: ['keep'] }).hits).toEqual([]);
+  });
+
+  it('replaces one provider’s catalog and leaves the others alone', () => {
+    const index = indexOf();
+    const change = index.replaceProvider('github', [tool('github', 'list_issues', 'List issues.'), tool('github', 'create_release', 'Publish a release.')]);
+    expect(change).toEqual({ added: 1, updated: 1, unchanged: 0, removed: 2 });
+    expect(index.has('github:create_issue')).toBe(false);
+    expect(ids(index, ['release'])).toEqual(['github:create_release']);
+    expect(index.has('local:read_file')).toBe(true);
+  });
+
+  it('refuses a tool of another provider in replaceProvider', () => {
+    const err = thrown(() => indexOf().replaceProvider('github', [tool('local', 'x_tool', 'x')]));
+    expect(err.code).toBe('invalid_argument');
+  });
+});
+
+describe('ToolSearchIndex request validation', () => {
+  it('rejects a request without queries with a message that shows how to ask', () => {
+    for (const queries of [[], ['', '   ']]) {
+      const err = thrown(() => indexOf().search({ queries }));
+      expect(err.code).toBe('invalid_argument');
+      expect(err.message).toMatch(/query/);
+      expect(err.message).toMatch(/e\.g\./);
+      expect(err.violations[0]?.field).toBe('queries');
+    }
+  });
+
+  it('rejects a negative or fractional limit, too many queries and a bad path', () => {
+    expect(thrown(() => indexOf().search({ queries: ['x'], limit: -1 })).violations[0]?.field).toBe('limit');
+    expect(thrown(() => indexOf().search({ queries: ['x'], limit: 2.5 })).violations[0]?.field).toBe('limit');
+    expect(thrown(() => indexOf().search({ queries: Array.from({ length: 17 }, () => 'x') })).violations[0]?.field).toBe('queries');
+    expect(thrown(() => indexOf().search({ queries: ['x'], path: '../etc' })).code).toBe('invalid_argument');
+  });
+
+  it('rejects out-of-range options at construction', () => {
+    expect(() => new ToolSearchIndex({ weights: { name: -1 } })).toThrow(/weights\.name/);
+    try {
+      new ToolSearchIndex({ defaultLimit: 80, maxLimit: 50 });
+    } catch (err) {
+      expect(isSearchError(err, 'invalid_options')).toBe(true);
+    }
+  });
+});
