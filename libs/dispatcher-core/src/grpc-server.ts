@@ -2,9 +2,9 @@
  * Starts the agent-facing gRPC server: the ToolHub service, the standard health service
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
-import { addReflection, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
@@ -53,9 +53,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   index.addServiceNames(SERVICE_NAME, 'grpc.health.v1.Health');
   addReflection(server, index);
 
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${options.port ?? 50051}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
-  });
+  const port = await bindServer(server, host, options.port ?? 50051);
 
   let closed: Promise<void> | undefined;
   return {
@@ -64,18 +62,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     address: `${host}:${port}`,
     health,
     close(graceMs = 5000) {
-      closed ??= new Promise<void>((resolve) => {
-        health.setStatus('', 'NOT_SERVING');
-        health.setStatus(SERVICE_NAME, 'NOT_SERVING');
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
+      closed ??= closeServer(server, health, [SERVICE_NAME], graceMs);
       return closed;
     },
   };

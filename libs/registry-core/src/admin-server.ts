@@ -2,7 +2,7 @@
  * The registry's operator API (toolhub.v1.RegistryAdmin) over gRPC, with health and reflection.
  * Every handler validates input before changing anything; errors carry the ErrorInfo trailer.
  */
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server } from '@grpc/grpc-js';
 import {
   contractDescriptorSet,
   Importance,
@@ -12,7 +12,7 @@ import {
   ToolHubError,
   type ToolInfo,
 } from '@toolhub/contracts';
-import { addReflection, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
@@ -97,25 +97,13 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   index.addServiceNames(SERVICE, 'grpc.health.v1.Health');
   addReflection(server, index);
   const host = options.host ?? '127.0.0.1';
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${options.port ?? 50052}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
+  const port = await bindServer(server, host, options.port ?? 50052);
   let closed: Promise<void> | undefined;
   return {
     port,
     address: `${host}:${port}`,
     close(graceMs = 5000) {
-      closed ??= new Promise<void>((resolve) => {
-        health.setStatus('', 'NOT_SERVING');
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
+      closed ??= closeServer(server, health, [SERVICE], graceMs);
       return closed;
     },
   };
