@@ -12,6 +12,7 @@ let lastDeadline = 0;
 
 const tools: ToolDefinition<never>[] = [
   { name: 'echo_text', path: 'text', description: 'Echoes text back.', inputSchema: objectSchema, run: async (a: { text?: string }) => textResult(a.text ?? '') },
+  { name: 'core_echo', path: 'text', description: 'Echoes, and is core.', importance: 'core', inputSchema: objectSchema, run: async () => textResult('core') },
   { name: 'always_fails', path: 'text', description: 'Reports a failure.', inputSchema: objectSchema, run: async () => toolError('the thing is broken; try echo_text') },
   {
     name: 'slow_wait',
@@ -161,6 +162,13 @@ describe('dispatcher over the in-process bus', () => {
     expect(statuses).toEqual(new Set(['local:echo_text ok', 'local:always_fails tool_error', 'local:slow_wait timeout', 'local:echo_text invalid_argument', 'nope:echo_text not_found']));
     expect(new Set(events.map((e) => e.eventId)).size).toBe(events.length);
     expect(events.every((e) => e.timestampUnixMs > 0 && e.attempts === 1)).toBe(true);
+  });
+
+  it('warms the cache with core tools at start-up, so their first info is a cache hit', async () => {
+    expect(await running.dispatcher.warmCoreTools()).toBe(1);
+    const hits = running.dispatcher.metadata.stats.hits;
+    await client.getToolInfo({ provider: 'local', name: 'core_echo' });
+    expect(running.dispatcher.metadata.stats.hits).toBe(hits + 1);
   });
 
   it('reports its health detail: cache, event backlog and providers', async () => {
