@@ -13,13 +13,15 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'adapter-mcp', level: config.logLevel });
   const mcpConfig = loadMcpConfig(config.configFile ?? defaultConfigPath());
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', onStatus: (status) => log.info({ status }, 'nats status') });
-  let service: AdapterService | undefined;
-  const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void service?.announce() });
+  // The adapter reports catalog changes before it is served; announce them once the service exists.
+  const served: { service?: AdapterService } = {};
+  const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });
   await adapter.start();
-  service = await serveAdapter(bus, adapter, { logger: log });
+  const service = await serveAdapter(bus, adapter, { logger: log });
+  served.service = service;
   log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
   onShutdown(log, [
-    { name: 'adapter', run: () => service?.close() },
+    { name: 'adapter', run: () => service.close() },
     { name: 'mcp servers', run: () => adapter.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'telemetry', run: () => telemetry.shutdown() },
