@@ -18,7 +18,7 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,test}/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,test,examples}/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps,test}/**/*.int.test.ts'] },
   ],
 };

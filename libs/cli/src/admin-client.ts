@@ -1,0 +1,98 @@
+/**
+ * A promise client for the registry's operator API (toolhub.v1.RegistryAdmin): the calls the CLI
+ * needs, with a deadline per call and failures as the agent kit's ToolHubCallError (ToolHub code,
+ * gRPC status and the decoded ErrorInfo trailer), so they are reported like agent API failures.
+ */
+import { credentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import { errorInfoOf, ToolHubCallError } from '@toolhub/agent-kit';
+import {
+  codeFromGrpcStatus,
+  ErrorCode,
+  errorCodeFromProto,
+  type GetPreloadListResponse,
+  type GetToolRequest,
+  type GetToolResponse,
+  type GetToolStatsRequest,
+  type GetToolStatsResponse,
+  HEADER_REQUEST_ID,
+  type ListToolStatsRequest,
+  type ListToolStatsResponse,
+  RegistryAdminClient,
+  type SetPreloadListRequest,
+  type SetPreloadListResponse,
+  StatsSort,
+  type SuggestPreloadRequest,
+  type SuggestPreloadResponse,
+} from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
+
+/** Prefix of the `method` of every ToolHubCallError this client throws. */
+export const ADMIN_METHOD_PREFIX = 'RegistryAdmin/';
+
+type Callback<Res> = (err: ServiceError | null, res: Res) => void;
+type RawUnary<Req, Res> = (req: Req, md: Metadata, opts: { deadline: Date }, cb: Callback<Res>) => unknown;
+
+/** The registry admin API as promises (one channel; close() it when done). */
+export class RegistryAdminApi {
+  private readonly raw: RegistryAdminClient;
+
+  /**
+   * Creates the client; the channel connects on the first call.
+   * @param deadlineMs deadline of each call. @default 10000
+   */
+  constructor(
+    readonly address: string,
+    private readonly deadlineMs = 10_000,
+  ) {
+    this.raw = new RegistryAdminClient(address, credentials.createInsecure());
+  }
+
+  getPreloadList(): Promise<GetPreloadListResponse> {
+    return this.call('GetPreloadList', this.raw.getPreloadList, {});
+  }
+
+  setPreloadList(req: Partial<SetPreloadListRequest>): Promise<SetPreloadListResponse> {
+    return this.call('SetPreloadList', this.raw.setPreloadList, { toolIds: req.toolIds ?? [], expectedRevision: req.expectedRevision ?? 0, changedBy: req.changedBy ?? '', comment: req.comment ?? '' });
+  }
+
+  suggestPreload(req: Partial<SuggestPreloadRequest>): Promise<SuggestPreloadResponse> {
+    return this.call('SuggestPreload', this.raw.suggestPreload, { limit: req.limit ?? 0 });
+  }
+
+  getToolStats(req: GetToolStatsRequest): Promise<GetToolStatsResponse> {
+    return this.call('GetToolStats', this.raw.getToolStats, req);
+  }
+
+  listToolStats(req: Partial<ListToolStatsRequest>): Promise<ListToolStatsResponse> {
+    return this.call('ListToolStats', this.raw.listToolStats, { sort: req.sort ?? StatsSort.STATS_SORT_UNSPECIFIED, limit: req.limit ?? 0, provider: req.provider ?? '' });
+  }
+
+  getTool(req: GetToolRequest): Promise<GetToolResponse> {
+    return this.call('GetTool', this.raw.getTool, req);
+  }
+
+  /** Closes the channel. Idempotent. */
+  close(): void {
+    this.raw.close();
+  }
+
+  private call<Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> {
+    const md = new Metadata();
+    md.set(HEADER_REQUEST_ID, randomUUID());
+    return new Promise<Res>((resolve, reject) => {
+      (fn as RawUnary<Req, Res>).call(this.raw, req, md, { deadline: new Date(Date.now() + this.deadlineMs) }, (err, res) => {
+        if (err) reject(this.toCallError(method, err));
+        else resolve(res);
+      });
+    });
+  }
+
+  private toCallError(method: string, err: ServiceError): ToolHubCallError {
+    const info = errorInfoOf(err);
+    const grpcStatus = (err.code ?? GrpcStatus.UNKNOWN) as GrpcStatus;
+    const code = info && info.code !== ErrorCode.ERROR_CODE_UNSPECIFIED ? errorCodeFromProto(info.code) : codeFromGrpcStatus(grpcStatus);
+    let message = info?.message || err.details || err.message;
+    if (!info && grpcStatus === GrpcStatus.DEADLINE_EXCEEDED) message = `${method} got no answer within ${this.deadlineMs} ms; retry with a longer --timeout.`;
+    return new ToolHubCallError(code, message, { method: `${ADMIN_METHOD_PREFIX}${method}`, grpcStatus, ...(info ? { info } : {}), attempts: 1, cause: err });
+  }
+}

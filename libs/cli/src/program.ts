@@ -1,0 +1,172 @@
+/**
+ * The `toolhub` command line (commander): global options, the commands and their help, and the
+ * mapping of every outcome to an exit code. `main()` never calls process.exit, so tests run it
+ * in-process; the bin sets process.exitCode from its answer.
+ */
+import { Command, CommanderError, Option } from 'commander';
+
+import { infoCommand } from './commands/info';
+import { lsCommand, type LsOptions } from './commands/ls';
+import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
+import { providersCommand } from './commands/providers';
+import { runCommand, type RunOptions } from './commands/run';
+import { searchCommand, type SearchOptions } from './commands/search';
+import { STATS_SORTS, statsCommand, type StatsOptions } from './commands/stats';
+import type { CommandBody } from './context';
+import { EXIT_CODES, type ExitCode } from './exit-codes';
+import { type CliIo, withIoDefaults } from './io';
+import { Output } from './output';
+import { collect, oneOf, wholeNumber } from './parse';
+import { reportError } from './report-error';
+import { Session } from './session';
+import { DEFAULT_ADDRESS, DEFAULT_ADMIN_ADDRESS, type GlobalFlags, resolveSettings } from './settings';
+
+const EXIT_HELP = `
+Exit codes:
+  0  ok
+  1  run: the tool ran and reported an error (its output is still printed)
+  2  usage error (nothing was sent)
+  3  not found (provider, tool, category, statistics)
+  4  invalid argument (the server refused the input, e.g. arguments against the schema)
+  5  unavailable or timed out (ToolHub not running? start it with npm start)
+  6  any other failure
+
+Environment: TOOLHUB_ADDRESS (agent API), TOOLHUB_ADMIN_ADDRESS (admin API).
+Examples:
+  toolhub ls local
+  toolhub search convert json to csv
+  toolhub info local:math_calculate
+  toolhub run local math_calculate --arg expression='17% * 2340'
+  toolhub run mcp everything_echo --args '{"message":"hi"}' --json
+  toolhub stats --sort failure_rate
+  toolhub preload suggest`;
+
+/** Builds the program; `state.code` receives the exit code of the command that ran. */
+function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
+  const program = new Command('toolhub');
+  program
+    .description('Operate and explore ToolHub from the shell: list, inspect, search and run tools; read statistics; edit the preload list.')
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(toolhub --help lists the commands and options)')
+    .option('--address <host:port>', `agent API (env TOOLHUB_ADDRESS, default ${DEFAULT_ADDRESS})`)
+    .option('--admin-address <host:port>', `registry admin API (env TOOLHUB_ADMIN_ADDRESS, default ${DEFAULT_ADMIN_ADDRESS})`)
+    .option('--json', 'print one JSON document instead of tables')
+    .addOption(new Option('--timeout <ms>', 'deadline of each call in ms (default 10000); for run, the tool\'s timeout').argParser(wholeNumber(1)))
+    .addHelpText('after', EXIT_HELP);
+
+  /** Wraps a command body: settings, connections, error reporting, cleanup. */
+  const act =
+    <A extends unknown[]>(body: CommandBody<A>) =>
+    async (...raw: unknown[]): Promise<void> => {
+      const command = raw[raw.length - 1] as Command;
+      const args = raw.slice(0, -1) as A;
+      const flags = command.optsWithGlobals<GlobalFlags>();
+      const out = new Output(io, flags.json === true);
+      let session: Session | undefined;
+      try {
+        const settings = resolveSettings(flags, io.env);
+        session = new Session(settings);
+        state.code = await body({ settings, session, out, io }, ...args);
+      } catch (err) {
+        state.code = reportError(err, out, session?.settings);
+      } finally {
+        session?.close();
+      }
+    };
+
+  program
+    .command('providers')
+    .description('the providers the dispatcher knows, with health and tool counts')
+    .action(act(providersCommand));
+
+  program
+    .command('ls')
+    .description('like ls: providers; a provider\'s categories and tools; or a category (local/file or local file)')
+    .argument('[provider]', 'provider, or provider/path')
+    .argument('[path]', 'category path, e.g. file or demo/everything')
+    .option('-r, --recursive', 'every tool below the path')
+    .action(act((ctx, provider: string | undefined, path: string | undefined, o: LsOptions) => lsCommand(ctx, provider, path, o)));
+
+  program
+    .command('info')
+    .description('a tool\'s description, parameters and an example call')
+    .argument('<tool>', 'provider, or the tool id provider:name')
+    .argument('[name]', 'tool name (when the first argument is the provider)')
+    .action(act((ctx, tool: string, name: string | undefined) => infoCommand(ctx, tool, name)));
+
+  program
+    .command('run')
+    .description('run a tool; its output goes to stdout')
+    .argument('<tool>', 'provider, or the tool id provider:name')
+    .argument('[name]', 'tool name (when the first argument is the provider)')
+    .option('--args <json>', 'the arguments as one JSON object; @file reads a file, - reads stdin')
+    .option('--arg <key=value>', 'one argument: key=value (a string) or key:=json (number, boolean, array...); repeatable', collect)
+    .option('--idempotency-key <key>', 'makes retries of a non-idempotent tool safe: the same key returns the first result')
+    .addHelpText('after', '\nThe global --timeout <ms> sets the tool\'s timeout.\nExit codes: 0 ok, 1 the tool reported an error, 3 unknown tool, 4 arguments refused, 5 unavailable/timed out.')
+    .action(act((ctx, tool: string, name: string | undefined, o: RunOptions) => runCommand(ctx, tool, name, o)));
+
+  program
+    .command('search')
+    .description('ranked keyword search over every provider')
+    .argument('[words...]', 'what the tool should do (the words form one query)')
+    .option('-q, --query <text>', 'another query; hits of all queries are merged (repeatable, 5 in all)', collect)
+    .option('--provider <provider>', 'only this provider')
+    .option('--path <path>', 'only below this category path')
+    .option('--limit <n>', 'most hits (default 10)', wholeNumber(1))
+    .action(act((ctx, words: string[], o: SearchOptions) => searchCommand(ctx, words, o)));
+
+  program
+    .command('stats')
+    .description('call statistics per tool (registry admin API): busiest first, or one tool in detail')
+    .argument('[tool-id]', 'one tool, provider:name')
+    .addOption(new Option('--sort <order>', `order: ${STATS_SORTS.join(', ')}`).argParser(oneOf(STATS_SORTS)).default('calls'))
+    .option('--limit <n>', 'most rows (default 20)', wholeNumber(1))
+    .option('--provider <provider>', 'only this provider')
+    .action(act((ctx, toolId: string | undefined, o: StatsOptions) => statsCommand(ctx, toolId, o)));
+
+  const preload = program.command('preload').description('the preload list: tools every agent gets in its prompt (registry admin API)');
+  preload
+    .command('show')
+    .description('the current list, its revision and who changed it')
+    .action(act((ctx) => preloadShowCommand(ctx)));
+  preload
+    .command('suggest')
+    .description('tools ranked by use for the list, and preloaded tools that could go (changes nothing)')
+    .option('--limit <n>', 'most suggestions (default 5)', wholeNumber(1))
+    .action(act((ctx, o: PreloadSuggestOptions) => preloadSuggestCommand(ctx, o)));
+  preload
+    .command('set')
+    .description('replace the list with these tool ids, in this order')
+    .argument('[ids...]', 'tool ids provider:name')
+    .option('--expected-revision <n>', 'refuse the change unless the list is still at this revision (see preload show; 0 skips the check)', wholeNumber(0))
+    .option('--by <who>', 'who made the change (default $USER)')
+    .option('--comment <text>', 'why')
+    .option('--clear', 'empty the list')
+    .option('--force', 'do not check that the tools exist')
+    .action(act((ctx, ids: string[], o: PreloadSetOptions) => preloadSetCommand(ctx, ids, o)));
+
+  return program;
+}
+
+/**
+ * Runs the CLI on `argv` (the arguments after the program name) and answers the exit code; never
+ * exits the process and never throws.
+ */
+export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Promise<ExitCode> {
+  const resolved = withIoDefaults(io);
+  const state: { code: ExitCode } = { code: EXIT_CODES.ok };
+  const program = buildProgram(resolved, state);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with a CommanderError too; they are not failures.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT_CODES.ok;
+      return EXIT_CODES.usage;
+    }
+    return reportError(err, new Output(resolved, argv.includes('--json')));
+  }
+}
