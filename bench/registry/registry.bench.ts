@@ -1,0 +1,315 @@
+/**
+ * Registry benchmark: how fast `tool.called` events are ingested into the statistics, and how fast
+ * tool search answers over a catalog of 5,000 real tools. Prints Markdown tables and JSON and writes
+ * bench/results/registry.json (git-ignored). A benchmark, not a test: it never fails on time.
+ *
+ *   npx tsx bench/registry/registry.bench.ts [--events 50000] [--tools 500] [--catalog 5000]
+ *                                            [--searches 2000] [--backends mongo,embedded]
+ *
+ * Ingestion: `Registry.start` on a NatsBus (a private nats-server with JetStream per run, so the
+ * stream holds only this run's events) with each store — MongoRegistryStore (MONGO_URL, else a
+ * private FerretDB started by @toolhub/test-harness; a database of its own, dropped afterwards) and
+ * EmbeddedRegistryStore (NeDB files in a scratch directory). `--events` ToolCalled events over
+ * `--tools` real tools (Zipf-distributed, as usage is) are published from a second connection, as
+ * dispatchers publish them; the clock stops when the store has counted every one (then the counts
+ * are checked against the store). Two modes: "live" (the registry consumes while events are
+ * published) and "backlog" (all events wait in JetStream, then the registry starts and drains them).
+ *
+ * Search: the catalog is synced into the store one provider at a time (as adapters announce), the
+ * registry starts (building its index from the store), and `--searches` requests go (a) through the
+ * bus as the dispatcher sends them (`RegistryClient.search`, request/reply over NATS) and (b)
+ * straight into `registry.search.search`. One request at a time; wall-clock latency per request.
+ */
+import { NatsBus } from '@toolhub/bus';
+import { eventSubject, ToolCalled } from '@toolhub/contracts';
+import { RegistryClient } from '@toolhub/dispatcher-core';
+import { Registry } from '@toolhub/registry-core';
+import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '@toolhub/store';
+import { mongoUrl, scratchDir, startNatsServer } from '@toolhub/test-harness';
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg, totalmem } from 'node:os';
+
+import { byProvider, callEvents, loadCatalog, percentiles, searchWorkload, table, writeResult } from './data';
+
+type Backend = 'mongo' | 'embedded';
+type Mode = 'live' | 'backlog';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+
+const EVENTS = Number(arg('events', '50000'));
+/**
+ * Events of the MongoDB runs. FerretDB 1.24 on SQLite (the stand-in started when MONGO_URL is unset)
+ * scans whole collections for _id lookups and manages ~50–150 events/s, so 50,000 would take
+ * 10 minutes per mode; pass --mongo-events 50000 with a real MongoDB in MONGO_URL.
+ */
+const MONGO_EVENTS = Number(arg('mongo-events', process.env['MONGO_URL'] ? String(EVENTS) : '5000'));
+const TOOLS = Number(arg('tools', '500'));
+const CATALOG = Number(arg('catalog', '5000'));
+const SEARCHES = Number(arg('searches', '2000'));
+const BACKENDS = arg('backends', 'mongo,embedded').split(',') as Backend[];
+const MODES = arg('modes', 'live,backlog').split(',') as Mode[];
+/** Registry `statsBatch` (events per store write); unset = the registry's default. */
+const STATS_BATCH = process.argv.includes('--stats-batch') ? Number(arg('stats-batch', '0')) : undefined;
+const SKIP_SEARCH = process.argv.includes('--no-search');
+/**
+ * Store behind the search run. The index is in memory, so results do not depend on it; the default
+ * is the embedded store because syncing 5,000 tools of 534 providers into FerretDB takes ~3 minutes.
+ */
+const SEARCH_BACKEND = arg('search-backend', 'embedded') as Backend;
+/** Events in flight while publishing (each publish waits for the stream's acknowledgement). */
+const PUBLISH_WINDOW = 1000;
+
+const now = () => Number(process.hrtime.bigint());
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+interface OpenStore {
+  store: RegistryStore;
+  label: string;
+  dispose(): Promise<void>;
+}
+
+async function openStore(backend: Backend): Promise<OpenStore> {
+  if (backend === 'embedded') {
+    const store = await EmbeddedRegistryStore.open({ dir: scratchDir('bench-registry-embedded') });
+    return { store, label: 'EmbeddedRegistryStore (NeDB files)', dispose: () => store.close() };
+  }
+  const url = await mongoUrl();
+  const dbName = `bench_registry_${randomUUID().slice(0, 8)}`;
+  const store = await MongoRegistryStore.connect({ url, dbName });
+  return {
+    store,
+    label: process.env['MONGO_URL'] ? 'MongoRegistryStore (MONGO_URL)' : 'MongoRegistryStore (private FerretDB 1.24, SQLite)',
+    dispose: async () => {
+      await store.close();
+      const { MongoClient } = await import('mongodb');
+      const client = new MongoClient(url);
+      await client.db(dbName).dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+async function publishAll(bus: NatsBus, events: readonly ToolCalled[]): Promise<void> {
+  for (let i = 0; i < events.length; i += PUBLISH_WINDOW) {
+    await Promise.all(
+      events.slice(i, i + PUBLISH_WINDOW).map((e) => bus.publishEvent(eventSubject('tool.called', e.provider), ToolCalled.encode(e).finish(), { msgId: e.eventId })),
+    );
+  }
+}
+
+async function waitUntil(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface IngestionResult {
+  backend: Backend;
+  store: string;
+  mode: Mode;
+  events: number;
+  tools: number;
+  /** Time from the first publish (live) or the registry start (backlog) until the store counted every event. */
+  seconds: number;
+  eventsPerSecond: number;
+  /** Publishing alone (live mode: while the registry consumes). */
+  publishSeconds?: number;
+  counted: number;
+}
+
+async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof loadCatalog>): Promise<IngestionResult> {
+  const nats = await startNatsServer();
+  const { store, label, dispose } = await openStore(backend);
+  const publisher = await NatsBus.connect({ servers: nats.url, name: 'bench-dispatcher' });
+  const registryBus = await NatsBus.connect({ servers: nats.url, name: 'bench-registry' });
+  const run = randomUUID().slice(0, 8);
+  const count = backend === 'mongo' ? MONGO_EVENTS : EVENTS;
+  const events = callEvents(tools.slice(0, TOOLS), count, run);
+  let registry: Registry | undefined;
+  try {
+    let started: number;
+    let publishSeconds: number | undefined;
+    if (mode === 'live') {
+      registry = await Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
+      started = now();
+      await publishAll(publisher, events);
+      publishSeconds = (now() - started) / 1e9;
+    } else {
+      await publishAll(publisher, events);
+      started = now();
+      registry = await Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
+    }
+    const r = registry;
+    await waitUntil(() => r.ingested >= count, 15 * 60_000, `${count} events in ${label}`);
+    const seconds = (now() - started) / 1e9;
+    const counted = (await store.listToolStats({ sortBy: 'calls', limit: 1000 })).reduce((sum, s) => sum + s.calls, 0);
+    if (counted !== count) log(`WARNING: ${label} counted ${counted} calls, expected ${count}`);
+    return { backend, store: label, mode, events: count, tools: TOOLS, seconds: round(seconds, 3), eventsPerSecond: Math.round(count / seconds), publishSeconds: publishSeconds && round(publishSeconds, 3), counted };
+  } finally {
+    await registry?.close();
+    await registryBus.close();
+    await publisher.close();
+    await dispose();
+    await nats.dispose();
+  }
+}
+
+interface SearchResult {
+  store: string;
+  catalog: number;
+  providers: number;
+  syncSeconds: number;
+  /** Registry.start: reading the catalog from the store and building the search index. */
+  startSeconds: number;
+  searches: number;
+  viaBus: ReturnType<typeof percentiles> & { perSecond: number };
+  direct: ReturnType<typeof percentiles> & { perSecond: number };
+  /** CPU time of this process per in-process search (wall clock minus waiting for a core, roughly). */
+  directCpu: ReturnType<typeof percentiles>;
+  directByKind: Record<string, ReturnType<typeof percentiles> & { count: number }>;
+  emptyAnswers: number;
+}
+
+async function search(backend: Backend, tools: ReturnType<typeof loadCatalog>): Promise<SearchResult> {
+  const nats = await startNatsServer();
+  const { store, label, dispose } = await openStore(backend);
+  const registryBus = await NatsBus.connect({ servers: nats.url, name: 'bench-registry' });
+  const dispatcherBus = await NatsBus.connect({ servers: nats.url, name: 'bench-dispatcher' });
+  let registry: Registry | undefined;
+  try {
+    const groups = byProvider(tools);
+    let t = now();
+    for (const [provider, list] of groups) await store.upsertTools(provider, list);
+    const syncSeconds = (now() - t) / 1e9;
+    t = now();
+    registry = await Registry.start(registryBus, store, { statsConsumer: `bench_search_${randomUUID().slice(0, 8)}` });
+    const startSeconds = (now() - t) / 1e9;
+    if (registry.search.size !== tools.length) log(`WARNING: the index holds ${registry.search.size} tools, expected ${tools.length}`);
+
+    const workload = searchWorkload(tools, SEARCHES);
+    const client = new RegistryClient(dispatcherBus);
+    // Warm-up: JIT, connection, first-use allocations.
+    for (const w of workload.slice(0, 200)) {
+      registry.search.search(w.request);
+      await client.search(w.request, 2000);
+    }
+
+    const viaBus: number[] = [];
+    let emptyAnswers = 0;
+    let started = now();
+    for (const w of workload) {
+      const s = now();
+      const res = await client.search(w.request, 2000);
+      viaBus.push(now() - s);
+      if (res.hits.length === 0) emptyAnswers++;
+    }
+    const busSeconds = (now() - started) / 1e9;
+
+    const direct: number[] = [];
+    const directCpu: number[] = [];
+    const byKind = new Map<string, number[]>();
+    started = now();
+    for (const w of workload) {
+      const cpu = process.cpuUsage();
+      const s = now();
+      registry.search.search(w.request);
+      const d = now() - s;
+      const used = process.cpuUsage(cpu);
+      directCpu.push((used.user + used.system) * 1000);
+      direct.push(d);
+      const kind = byKind.get(w.kind);
+      if (kind) kind.push(d);
+      else byKind.set(w.kind, [d]);
+    }
+    const directSeconds = (now() - started) / 1e9;
+    return {
+      store: label,
+      catalog: tools.length,
+      providers: groups.size,
+      syncSeconds: round(syncSeconds, 2),
+      startSeconds: round(startSeconds, 2),
+      searches: workload.length,
+      viaBus: { ...percentiles(viaBus), perSecond: Math.round(workload.length / busSeconds) },
+      direct: { ...percentiles(direct), perSecond: Math.round(workload.length / directSeconds) },
+      directCpu: percentiles(directCpu),
+      directByKind: Object.fromEntries([...byKind].map(([k, v]) => [k, { ...percentiles(v), count: v.length }])),
+      emptyAnswers,
+    };
+  } finally {
+    await registry?.close();
+    await dispatcherBus.close();
+    await registryBus.close();
+    await dispose();
+    await nats.dispose();
+  }
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+async function main(): Promise<void> {
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? '', memoryGiB: round(totalmem() / 2 ** 30, 1), node: process.version, loadavgAtStart: loadavg().map((x) => round(x, 2)) };
+  log(`registry benchmark on ${machine.cpus} × ${machine.cpu}, load ${machine.loadavgAtStart.join(' ')}`);
+  const tools = loadCatalog(CATALOG);
+
+  const ingestionResults: IngestionResult[] = [];
+  for (const backend of BACKENDS) {
+    for (const mode of MODES) {
+      log(`ingestion: ${backend}, ${mode}, ${backend === 'mongo' ? MONGO_EVENTS : EVENTS} events over ${TOOLS} tools ...`);
+      const r = await ingestion(backend, mode, tools);
+      log(`  ${r.eventsPerSecond} events/s (${r.seconds} s)`);
+      ingestionResults.push(r);
+    }
+  }
+  let searchResult: SearchResult | undefined;
+  if (!SKIP_SEARCH) {
+    log(`search: ${CATALOG} tools, ${SEARCHES} requests ...`);
+    searchResult = await search(SEARCH_BACKEND, tools);
+  }
+
+  const targets = { ingestionEventsPerSecond: 5000, searchP99Ms: 5 };
+  const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
+
+  const out: string[] = [];
+  out.push(`## Statistics ingestion (tool.called events over ${TOOLS} real tools, Zipf s=1; registry statsBatch ${STATS_BATCH ?? 'default'})`, '');
+  out.push(
+    table(
+      ['store', 'mode', 'events', 'events/s', 'seconds', 'publish s', 'counted', `≥ ${targets.ingestionEventsPerSecond}/s`],
+      ingestionResults.map((r) => [r.store, r.mode, r.events.toLocaleString('en'), r.eventsPerSecond.toLocaleString('en'), r.seconds, r.publishSeconds ?? '–', r.counted.toLocaleString('en'), r.eventsPerSecond >= targets.ingestionEventsPerSecond ? 'yes' : 'no']),
+    ),
+  );
+  const s = searchResult;
+  if (s) {
+    out.push('', `## Search over ${s.catalog.toLocaleString('en')} real tools (${s.providers} providers; ${s.searches} requests, limit 10)`, '');
+    out.push(`catalog sync ${s.syncSeconds} s (${s.store}), registry start + index build ${s.startSeconds} s, empty answers ${s.emptyAnswers}`, '');
+    const meets = (p99: number) => (p99 < targets.searchP99Ms ? 'yes' : 'no');
+    out.push(
+      table(
+        ['path', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'req/s', `p99 < ${targets.searchP99Ms} ms`],
+        [
+          ['NATS request/reply (RegistryClient → registry)', s.viaBus.p50, s.viaBus.p95, s.viaBus.p99, s.viaBus.max, s.viaBus.perSecond, meets(s.viaBus.p99)],
+          ['in process (registry.search.search)', s.direct.p50, s.direct.p95, s.direct.p99, s.direct.max, s.direct.perSecond, meets(s.direct.p99)],
+          ['in process, CPU time only', s.directCpu.p50, s.directCpu.p95, s.directCpu.p99, s.directCpu.max, '–', meets(s.directCpu.p99)],
+        ],
+      ),
+    );
+    out.push('', table(['kind (in process)', 'count', 'p50 ms', 'p95 ms', 'p99 ms'], Object.entries(s.directByKind).map(([k, v]) => [k, v.count, v.p50, v.p95, v.p99])));
+  }
+  process.stdout.write(`${out.join('\n')}\n\n${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${writeResult(arg('out', 'registry'), result)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`registry benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

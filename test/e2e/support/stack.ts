@@ -1,0 +1,227 @@
+/**
+ * Shared pieces of the end-to-end tests: each ToolHub app started as its own Node process (the
+ * registry on MongoDB with a database and stats consumer of its own), an agent's gRPC client with
+ * every ToolHub method, a registry admin client, and the child processes of a process (`ps --ppid`).
+ */
+import { credentials, Metadata } from '@grpc/grpc-js';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { NatsBus } from '@toolhub/bus';
+import {
+  EVENTS_STREAM,
+  eventSubject,
+  type GetPreloadSetRequest,
+  type GetPreloadSetResponse,
+  type ListRegisteredToolsResponse,
+  type RegisteredTool,
+  RegistryAdminClient,
+  type SearchToolsRequest,
+  type SearchToolsResponse,
+  ToolCalled,
+  type ToolStats,
+} from '@toolhub/contracts';
+import { freePort, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+
+import { type CallError, connectClient, type TestClient } from '../../../libs/dispatcher-core/test/support/grpc-client';
+
+export { failure } from '../../../libs/dispatcher-core/test/support/grpc-client';
+
+/** The repository root. */
+const ROOT = join(__dirname, '../../..');
+/** `node --import tsx`: one process per app, so a signal reaches the app itself (the tsx CLI would leave its child). */
+const TS_NODE = ['--import', 'tsx'];
+
+export const EVERYTHING_ENTRY = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+export const FIXTURE_SERVER = join(ROOT, 'libs/mcp-adapter/test/fixtures/dynamic-server.mjs');
+export const PRISM_ENTRY = require.resolve('@stoplight/prism-cli/dist/index.js');
+/** The real-world OpenAPI document the cloud tests serve with Prism (shared data, beside the repository). */
+export const PETSTORE_DOCUMENT = join(ROOT, '..', 'shared', 'data', 'openapi', 'petstore.yaml');
+
+/** Starts `apps/<app>/src/main.ts` and waits for its ready line. */
+export function startApp(app: string, env: Record<string, string>, readyPattern: RegExp, timeoutMs = 60_000): Promise<SpawnedProcess> {
+  return spawnProcess(process.execPath, [...TS_NODE, `apps/${app}/src/main.ts`], { cwd: ROOT, env: { LOG_LEVEL: 'info', ...env }, readyPattern, timeoutMs });
+}
+
+/** A registry process with a database and a durable stats consumer no other test shares. */
+export interface RegistryProcess {
+  proc: SpawnedProcess;
+  admin: AdminClient;
+  dbName: string;
+  /** SIGTERM, then drops its database and deletes its durable consumer (shared services stay tidy). */
+  stop(): Promise<void>;
+}
+
+export async function startRegistry(nats: string, mongo: string, label: string): Promise<RegistryProcess> {
+  const run = randomUUID().slice(0, 8);
+  const dbName = `e2e_${label}_${run}`;
+  const consumer = `e2e_${label}_${run}`;
+  const adminPort = await freePort();
+  const proc = await startApp(
+    'registry',
+    { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: dbName, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: consumer },
+    /registry ready/,
+  );
+  const admin = adminClient(`127.0.0.1:${adminPort}`);
+  return {
+    proc,
+    admin,
+    dbName,
+    stop: async () => {
+      admin.close();
+      await proc.kill('SIGTERM');
+      await dropDatabase(mongo, dbName);
+      await deleteConsumer(nats, consumer);
+    },
+  };
+}
+
+async function deleteConsumer(natsUrl: string, durable: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    await (await jetstreamManager(nc)).consumers.delete(EVENTS_STREAM, durable);
+  } catch {
+    // Best effort, like dropDatabase.
+  } finally {
+    await nc.close();
+  }
+}
+
+async function dropDatabase(url: string, dbName: string): Promise<void> {
+  const { MongoClient } = await import('mongodb');
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.connect();
+    await client.db(dbName).dropDatabase();
+  } catch {
+    // Best effort: a private FerretDB goes away with its scratch directory anyway.
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** A dispatcher process on a free gRPC port. */
+export async function startDispatcherProcess(nats: string, env: Record<string, string> = {}): Promise<{ proc: SpawnedProcess; address: string }> {
+  const port = await freePort();
+  const proc = await startApp('dispatcher', { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), ...env }, /dispatcher listening/);
+  return { proc, address: `127.0.0.1:${port}` };
+}
+
+type Unary<Req, Res> = (req: Partial<Req>, options?: { deadlineMs?: number }) => Promise<Res>;
+
+/** The ToolHub gRPC test client plus SearchTools and GetPreloadSet. */
+export interface AgentClient extends TestClient {
+  searchTools: Unary<SearchToolsRequest, SearchToolsResponse>;
+  getPreloadSet: Unary<GetPreloadSetRequest, GetPreloadSetResponse>;
+}
+
+export function connectAgent(address: string): AgentClient {
+  const base = connectClient(address);
+  const unary =
+    <Req, Res>(method: 'searchTools' | 'getPreloadSet', defaults: Req): Unary<Req, Res> =>
+    (req, options = {}) =>
+      new Promise<Res>((resolve, reject) => {
+        const fn = (base.raw as unknown as Record<string, (...a: unknown[]) => void>)[method]!.bind(base.raw);
+        fn({ ...defaults, ...req }, new Metadata(), { deadline: new Date(Date.now() + (options.deadlineMs ?? 10_000)) }, (err: CallError | null, res: Res) => (err ? reject(err) : resolve(res)));
+      });
+  return {
+    ...base,
+    searchTools: unary<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0 }),
+    getPreloadSet: unary<GetPreloadSetRequest, GetPreloadSetResponse>('getPreloadSet', { format: 0 }),
+  };
+}
+
+/** The registry's admin API, promisified (only what the end-to-end tests read). */
+export interface AdminClient {
+  listRegisteredTools(provider: string, path?: string): Promise<RegisteredTool[]>;
+  /** The tool's statistics, or undefined while it has none. */
+  getToolStats(toolId: string): Promise<ToolStats | undefined>;
+  close(): void;
+}
+
+export function adminClient(address: string): AdminClient {
+  const raw = new RegistryAdminClient(address, credentials.createInsecure());
+  const deadline = () => ({ deadline: Date.now() + 10_000 });
+  return {
+    listRegisteredTools: (provider, path = '') =>
+      new Promise((resolve, reject) =>
+        raw.listRegisteredTools({ provider, path }, new Metadata(), deadline(), (err, res: ListRegisteredToolsResponse) => (err ? reject(err) : resolve(res.tools))),
+      ),
+    getToolStats: (toolId) => new Promise((resolve) => raw.getToolStats({ toolId }, new Metadata(), deadline(), (err, res) => resolve(err ? undefined : res.stats))),
+    close: () => raw.close(),
+  };
+}
+
+/**
+ * Resolves once the registry has counted every `tool.called` event published so far, and returns
+ * the calls counted for `toolIds` at that moment. A registry with a new durable consumer first
+ * replays the whole event stream — with shared services (NATS_URL) it holds earlier runs' events,
+ * for the same tool ids — so exact counts are deltas from this baseline. It publishes a marker
+ * event and waits for its statistics: the consumer keeps stream order, so every earlier event is
+ * counted by then.
+ */
+export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds: readonly string[], timeoutMs = 60_000): Promise<Map<string, ToolStats | undefined>> {
+  const bus = await NatsBus.connect({ servers: natsUrl, name: 'e2e-stats-baseline' });
+  const marker: ToolCalled = {
+    eventId: randomUUID(),
+    toolId: `e2e:marker_${randomUUID().replace(/-/g, '')}`,
+    provider: 'e2e',
+    name: '',
+    status: 'ok',
+    errorCode: 0,
+    latencyMs: 1,
+    attempts: 1,
+    fallbackUsed: '',
+    caller: 'e2e',
+    timestampUnixMs: Date.now(),
+  };
+  marker.name = marker.toolId.slice('e2e:'.length);
+  try {
+    await bus.publishEvent(eventSubject('tool.called', 'e2e'), ToolCalled.encode(marker).finish(), { msgId: marker.eventId });
+  } finally {
+    await bus.close();
+  }
+  await waitFor(() => admin.getToolStats(marker.toolId), { timeoutMs, intervalMs: 100, message: 'the registry to catch up with the event stream' });
+  return new Map(await Promise.all(toolIds.map(async (id) => [id, await admin.getToolStats(id)] as const)));
+}
+
+export interface ProcessRow {
+  pid: number;
+  stat: string;
+  args: string;
+}
+
+/** Direct children of `pid`, from `ps --ppid` (the `ps` itself is a child of this process, not of `pid`). */
+export function childrenOf(pid: number): ProcessRow[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,stat=,args='], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when nothing matches
+  }
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => {
+      const [p, stat, ...args] = l.split(/\s+/);
+      return { pid: Number(p), stat: stat ?? '', args: args.join(' ') };
+    });
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The text of a run's content blocks, joined. */
+export function textOf(res: { content: Array<{ text?: string }> }): string {
+  return res.content.map((b) => b.text ?? '').join('\n');
+}
