@@ -77,6 +77,8 @@ export interface NatsBusOptions {
   streamStorage?: 'file' | 'memory';
   /** The stream's de-duplication window (same `msgId` stored once within it). @default 120000 */
   duplicateWindowMs?: number;
+  /** Events older than this are dropped from the stream. @default 604800000 (7 days) */
+  maxEventAgeMs?: number;
   /** How long publishEvent waits for the stream's acknowledgement. @default 5000 */
   publishTimeoutMs?: number;
   /** First pause before a failed batch is redelivered; doubles per delivery, capped at 30 s. @default 250 */
@@ -97,6 +99,7 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     ensureStream: options.ensureStream ?? true,
     streamStorage: options.streamStorage ?? 'file',
     duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
+    maxEventAgeMs: options.maxEventAgeMs ?? 7 * 24 * 3_600_000,
     publishTimeoutMs: options.publishTimeoutMs ?? 5000,
     redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
     onStatus: options.onStatus ?? (() => undefined),
@@ -111,10 +114,11 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const { config } = await jsm.streams.info(EVENTS_STREAM);
-      if (!config.subjects.includes(EVENTS_WILDCARD) || config.duplicate_window !== duplicateWindow) {
+      if (!config.subjects.includes(EVENTS_WILDCARD) || config.duplicate_window !== duplicateWindow || config.max_age !== nanos(opts.maxEventAgeMs)) {
         await jsm.streams.update(EVENTS_STREAM, {
           subjects: [...new Set([...config.subjects, EVENTS_WILDCARD])],
           duplicate_window: duplicateWindow,
+          max_age: nanos(opts.maxEventAgeMs),
         });
       }
       return;
@@ -129,6 +133,9 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
         retention: RetentionPolicy.Limits,
         discard: DiscardPolicy.Old,
         duplicate_window: duplicateWindow,
+        // Events are history, not state: a week covers any registry outage and keeps the stream
+        // (and the replay of a new durable consumer) bounded.
+        max_age: nanos(opts.maxEventAgeMs),
         num_replicas: 1,
       });
       return;
