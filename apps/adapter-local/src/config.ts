@@ -1,9 +1,14 @@
 /** Every environment variable adapter-local reads (docker-compose.yml is checked against this). */
-import { defineConfig } from '@toolhub/config';
+import { defineConfig, zDuration } from '@toolhub/config';
 import { z } from 'zod';
 
 export const adapterLocalConfig = defineConfig({
   natsUrl: { env: 'NATS_URL', schema: z.string().min(1).default('nats://127.0.0.1:4222'), description: 'NATS server URL(s), comma-separated' },
   root: { env: 'TOOLHUB_LOCAL_ROOT', schema: z.string().min(1), description: 'Directory the file tools are confined to (required)' },
+  heartbeatIntervalMs: {
+    env: 'TOOLHUB_HEARTBEAT_INTERVAL',
+    schema: zDuration({ min: '50ms', max: '5m' }).default(5000),
+    description: 'How often this replica announces itself to dispatchers ("5s"); keep it well under their TOOLHUB_PROVIDER_TTL',
+  },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
 });

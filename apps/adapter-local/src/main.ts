@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   mkdirSync(config.root, { recursive: true });
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', onStatus: (status) => log.info({ status }, 'nats status') });
   const catalog = staticCatalog('local', createLocalTools({ root: config.root }));
-  const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log });
+  const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   log.info({ provider: 'local', instanceId: service.instanceId, tools: catalog.tools.size, root: config.root }, 'adapter-local ready');
   onShutdown(log, [
     { name: 'adapter', run: () => service.close() },

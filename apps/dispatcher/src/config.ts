@@ -18,5 +18,10 @@ export const dispatcherConfig = defineConfig({
     schema: z.coerce.number().int().min(1).max(100_000).default(64),
     description: 'Runs one caller may have in progress at once',
   },
+  providerTtlMs: {
+    env: 'TOOLHUB_PROVIDER_TTL',
+    schema: zDuration({ min: '100ms', max: '10m' }).default(15_000),
+    description: 'An adapter replica silent this long is gone and its in-flight runs fail ("15s"); use at least 3× the adapters\' TOOLHUB_HEARTBEAT_INTERVAL',
+  },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
 });

@@ -26,7 +26,12 @@ async function main(): Promise<void> {
     cache = new TieredCache(redis);
   }
   const running = await startDispatcher(bus, {
-    dispatcher: { maxMessageBytes: config.maxMessageBytes, defaultRunTimeoutMs: config.defaultRunTimeoutMs, maxConcurrentPerCaller: config.maxConcurrentPerCaller },
+    dispatcher: {
+      maxMessageBytes: config.maxMessageBytes,
+      defaultRunTimeoutMs: config.defaultRunTimeoutMs,
+      maxConcurrentPerCaller: config.maxConcurrentPerCaller,
+      providerTtlMs: config.providerTtlMs,
+    },
     grpc: { host: config.grpcHost, port: config.grpcPort },
     deps: { cache, logger: log },
   });

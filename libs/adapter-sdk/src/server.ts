@@ -71,6 +71,10 @@ export function catalogVersion(tools: ReadonlyArray<{ name: string; version: str
 }
 
 const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
+/** Longest idempotency key accepted. */
+const MAX_IDEMPOTENCY_KEY_CHARS = 256;
+/** Room left in a reply for its headers (trace context, request id, service-error headers). */
+const REPLY_HEADROOM_BYTES = 8 * 1024;
 const tracer = trace.getTracer('@toolhub/adapter-sdk');
 
 /** Starts serving `adapter` on `bus`. @throws ToolHubError invalid_argument for a bad provider name. */
@@ -84,6 +88,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const log = options.logger ?? silentLogger;
   const startedUnixMs = Date.now();
   const queue = adapterQueueGroup(provider);
+  const instanceIdBytes = new TextEncoder().encode(instanceId);
   const idempotency = new IdempotencyCache<Uint8Array>();
   const running = new Set<AbortController>();
   let closing = false;
@@ -146,11 +151,21 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
         }, remaining);
       });
       const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired]);
-      return AdapterRunResponse.encode({
+      const encoded = AdapterRunResponse.encode({
         status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
         content: result.content,
         errorMessage: result.isError ? (result.errorMessage ?? 'The tool reported an error.') : '',
         structured: result.structured,
+      }).finish();
+      // A result the bus cannot carry would arrive as a bare internal error; say what happened instead.
+      const limit = bus.maxPayload - REPLY_HEADROOM_BYTES;
+      if (encoded.byteLength <= limit) return encoded;
+      return AdapterRunResponse.encode({
+        status: RunStatus.RUN_STATUS_TOOL_ERROR,
+        content: [],
+        errorMessage:
+          `The result of ${provider}:${req.name} is ${encoded.byteLength} bytes, more than the ${limit} bytes one reply can carry. ` +
+          'Ask for less: a page or a range, fewer rows or columns, or write the output to a file.',
       }).finish();
     } finally {
       clearTimeout(timer);
@@ -160,13 +175,28 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
 
   const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
     const ack = msg.headers[HEADER_ACK_SUBJECT];
+    let answered = false;
     if (ack) {
-      try {
-        bus.publish(ack, new TextEncoder().encode(instanceId));
-      } catch {
-        // The ack only speeds up failure detection; the call goes on without it.
-      }
+      // The ack tells the dispatcher which replica holds the call, so the call fails at once if this
+      // replica dies. A run that is answered within this turn of the event loop needs none (its
+      // reply is on the way); the rest are acknowledged right after the turn.
+      setImmediate(() => {
+        if (answered) return;
+        try {
+          bus.publish(ack, instanceIdBytes);
+        } catch {
+          // The ack only speeds up failure detection; the call goes on without it.
+        }
+      });
     }
+    try {
+      return await runTraced(msg);
+    } finally {
+      answered = true;
+    }
+  };
+
+  const runTraced = async (msg: BusMessage): Promise<Uint8Array> => {
     const req = decode(AdapterRunRequest, msg.data, 'run request');
     const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
     return tracer.startActiveSpan(
@@ -176,6 +206,12 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       async (span) => {
         try {
           const exec = () => runOnce(msg, req);
+          if (req.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_CHARS) {
+            // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
+            throw ToolHubError.invalidArgument(`idempotency_key is ${req.idempotencyKey.length} characters long; the limit is ${MAX_IDEMPOTENCY_KEY_CHARS}. Send a UUID.`, [
+              { field: 'idempotency_key', message: 'too long', expected: `at most ${MAX_IDEMPOTENCY_KEY_CHARS} characters` },
+            ]);
+          }
           return await (req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec());
         } catch (err) {
           span.recordException(err as Error);

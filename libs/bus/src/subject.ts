@@ -19,6 +19,8 @@ function tokens(subject: string): string[] {
  * publish or request.
  */
 export function assertPublishSubject(subject: string): void {
+  // The same few subjects are published to again and again: remember the ones already checked.
+  if (checkedPublishSubjects.has(subject)) return;
   if (typeof subject !== 'string' || subject.length === 0 || FORBIDDEN.test(subject)) {
     throw new BusError('invalid_argument', `invalid subject ${JSON.stringify(subject)}: must be non-empty without whitespace`);
   }
@@ -28,7 +30,13 @@ export function assertPublishSubject(subject: string): void {
       throw new BusError('invalid_argument', `invalid subject "${subject}": wildcards are only allowed when subscribing`);
     }
   }
+  if (checkedPublishSubjects.size >= MAX_CHECKED_SUBJECTS) checkedPublishSubjects.clear();
+  checkedPublishSubjects.add(subject);
 }
+
+/** Valid publish subjects seen recently (bounded: cleared when full). */
+const checkedPublishSubjects = new Set<string>();
+const MAX_CHECKED_SUBJECTS = 1024;
 
 /** Throws `invalid_argument` unless `pattern` is a valid subscription subject (wildcards allowed). */
 export function assertPattern(pattern: string): void {

@@ -44,10 +44,20 @@ export function wireSize(data: Uint8Array, headers: Headers | undefined): number
   return size;
 }
 
+/** An upper bound of the header block's bytes from string lengths alone (UTF-8 needs at most 3 bytes per UTF-16 unit). */
+function headerBytesBound(headers: Headers | undefined): number {
+  if (!headers) return 0;
+  let units = 12; // 'NATS/1.0\r\n\r\n'
+  for (const k of Object.keys(headers)) units += k.length + (headers[k] ?? '').length + 4;
+  return units * 3;
+}
+
 export function assertPayload(data: Uint8Array, headers: Headers | undefined, maxPayload: number): void {
   if (!(data instanceof Uint8Array)) {
     throw new BusError('invalid_argument', 'payload must be a Uint8Array');
   }
+  // Nearly every message is far below the limit: settle it without encoding the headers.
+  if (data.byteLength + headerBytesBound(headers) <= maxPayload) return;
   const size = wireSize(data, headers);
   if (size > maxPayload) {
     throw new BusError('payload_too_large', `message of ${size} bytes exceeds the bus limit of ${maxPayload} bytes`);

@@ -12,6 +12,8 @@ export interface CallEventsOptions {
   maxPending?: number;
   /** First retry delay; doubles per failed attempt up to 5 s. @default 100 */
   retryDelayMs?: number;
+  /** How long an event waits for others to be published with it. @default 10 */
+  batchDelayMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -19,8 +21,10 @@ export class CallEventPublisher {
   private readonly pending: ToolCalled[] = [];
   private readonly maxPending: number;
   private readonly baseDelayMs: number;
+  private readonly batchDelayMs: number;
   private delayMs: number;
   private timer: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
   private flushing = false;
   private closed = false;
   /** Events dropped because the outbox was full (reported in health). */
@@ -33,6 +37,7 @@ export class CallEventPublisher {
   ) {
     this.maxPending = options.maxPending ?? 100_000;
     this.baseDelayMs = options.retryDelayMs ?? 100;
+    this.batchDelayMs = options.batchDelayMs ?? 10;
     this.delayMs = this.baseDelayMs;
   }
 
@@ -44,7 +49,15 @@ export class CallEventPublisher {
       this.dropped++;
     }
     this.pending.push(event);
-    if (!this.flushing && !this.timer) void this.flush();
+    // Publish a few milliseconds later: the call's reply goes out first, and the events of every
+    // call finished meanwhile leave together (one socket write and one read of acks, not one each).
+    if (!this.flushing && !this.timer && !this.scheduled) {
+      this.scheduled = setTimeout(() => {
+        this.scheduled = undefined;
+        if (!this.flushing && !this.timer) void this.flush();
+      }, this.batchDelayMs);
+      this.scheduled.unref();
+    }
   }
 
   get backlog(): number {
@@ -95,6 +108,7 @@ export class CallEventPublisher {
     }
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.scheduled);
     return this.pending.length;
   }
 }

@@ -43,7 +43,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { checkArgumentDepth } from './arguments';
+import { checkArgumentDepth, checkRunStrings } from './arguments';
 import { CallEventPublisher } from './call-events';
 import { InflightTracker } from './inflight';
 import { CallerLimiter } from './limits';
@@ -103,8 +103,13 @@ export class Dispatcher {
   static async create(bus: Bus, options: DispatcherOptions = {}, deps: DispatcherDeps = {}): Promise<Dispatcher> {
     const resolved = withDefaults(options);
     const providers = await ProviderDirectory.start(bus, resolved.providerTtlMs);
-    const inflight = await InflightTracker.start(bus);
-    const dispatcher = new Dispatcher(bus, providers, inflight, resolved, deps);
+    // A replica that dies loses the acks of the calls it had just received: those get a
+    // second (or the TTL, if shorter) to be confirmed by a live replica before they fail too.
+    const inflight = await InflightTracker.start(bus, {
+      ackGraceMs: Math.min(resolved.providerTtlMs, 1000),
+      onUnconfirmedFailed: (provider, failed, reason) => dispatcher.log.warn({ provider, reason, failed }, 'adapter replica gone; failed in-flight calls no live replica confirmed'),
+    });
+    const dispatcher: Dispatcher = new Dispatcher(bus, providers, inflight, resolved, deps);
     providers.onReplicaGone((provider, instance, reason) => {
       const failed = inflight.replicaGone(provider, instance, reason);
       if (failed) dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls');
@@ -170,6 +175,7 @@ export class Dispatcher {
       try {
         const args = req.arguments ?? {};
         checkArgumentDepth(args, this.options.maxArgumentDepth);
+        checkRunStrings(req);
         release = this.limiter.acquire(req.caller);
         const primary = await this.resolveTool(req.provider, req.name, call);
         const info = primary.tool!;

@@ -4,10 +4,11 @@
  */
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
-import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import { addReflection, bindServer, type CallContext, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
+import { withBoundedErrors } from './error-bounds';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
@@ -35,15 +36,20 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     // grpc-js rejects far larger messages before our decoder runs; ours gives the clearer error.
     'grpc.max_receive_message_length': Math.min(maxMessageBytes * 4, 64 * 1024 * 1024),
     'grpc.max_send_message_length': 64 * 1024 * 1024,
+    // Channelz (gRPC's introspection service, which ToolHub does not serve) counts every call and
+    // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
+    'grpc.enable_channelz': 0,
   });
+  // Errors can quote the request (a multi-megabyte name); bounded, they always fit in gRPC trailers.
+  const handle = <Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary(method, withBoundedErrors(fn));
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
-    listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
-    getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
-    runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
-    listProviders: unary('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
-    getStatus: unary('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
-    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
-    getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
+    listTools: handle('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
+    getToolInfo: handle('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
+    runTool: handle('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
+    listProviders: handle('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
+    getStatus: handle('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
+    searchTools: handle('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
+    getPreloadSet: handle('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

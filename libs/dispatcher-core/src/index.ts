@@ -5,7 +5,7 @@
 export { type ArgumentsValidator, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
 export { CallEventPublisher, type CallEventsOptions } from './call-events';
 export { MetadataCache } from './metadata-cache';
-export { InflightTracker } from './inflight';
+export { InflightTracker, type InflightTrackerOptions } from './inflight';
 export { RegistryClient } from './registry-client';
 export { backoffMs, isRetrySafe } from './retry';
 export { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';

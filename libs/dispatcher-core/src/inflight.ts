@@ -2,6 +2,10 @@
  * Knows which adapter replica holds each in-flight run: the replica publishes its instance id to
  * the call's acknowledgement subject as soon as it accepts the call. When a replica dies, the calls
  * it held fail at once with UNAVAILABLE instead of hanging until their deadline.
+ *
+ * A call that no replica has acknowledged yet when a replica of its provider dies may have been
+ * delivered to the dead one (its ack died with it, or it never read the message). Such a call gets
+ * `ackGraceMs` to be acknowledged by a live replica; if none does, it fails the same way.
  */
 import type { Bus, Subscription } from '@toolhub/bus';
 import { ackSubject, HEADER_ACK_SUBJECT, ToolHubError } from '@toolhub/contracts';
@@ -23,24 +27,48 @@ export interface TrackedCall {
   end(): void;
 }
 
+/** Options of {@link InflightTracker.start}. */
+export interface InflightTrackerOptions {
+  /** Id in the ack subjects of this dispatcher. @default a random id */
+  dispatcherId?: string;
+  /**
+   * After a replica is lost, how long a call of its provider that no replica has acknowledged may
+   * wait for an acknowledgement before it is failed as probably held by the lost replica. A live
+   * replica acknowledges as soon as it reads the request, so this only needs to cover its event-loop lag.
+   * @default 1000
+   */
+  ackGraceMs?: number;
+  /** Called when unacknowledged calls were failed after the grace period. @default no-op */
+  onUnconfirmedFailed?: (provider: string, failed: number, reason: string) => void;
+}
+
+const decoder = new TextDecoder();
+
 export class InflightTracker {
   private readonly calls = new Map<string, Tracked>();
+  private readonly graceTimers = new Set<NodeJS.Timeout>();
+  private sequence = 0;
   private subscription?: Subscription;
 
-  private constructor(readonly dispatcherId: string) {}
+  private constructor(
+    readonly dispatcherId: string,
+    private readonly ackGraceMs: number,
+    private readonly onUnconfirmedFailed: (provider: string, failed: number, reason: string) => void,
+  ) {}
 
-  static async start(bus: Bus, dispatcherId = randomUUID().replace(/-/g, '')): Promise<InflightTracker> {
-    const tracker = new InflightTracker(dispatcherId);
-    tracker.subscription = await bus.subscribe(ackSubject(dispatcherId), (msg) => {
+  static async start(bus: Bus, options: InflightTrackerOptions = {}): Promise<InflightTracker> {
+    const tracker = new InflightTracker(options.dispatcherId ?? randomUUID().replace(/-/g, ''), options.ackGraceMs ?? 1000, options.onUnconfirmedFailed ?? (() => {}));
+    tracker.subscription = await bus.subscribe(ackSubject(tracker.dispatcherId), (msg) => {
       const callId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
       const call = tracker.calls.get(callId);
-      if (call) call.instanceId = new TextDecoder().decode(msg.data);
+      if (call) call.instanceId = decoder.decode(msg.data);
     });
     return tracker;
   }
 
   begin(provider: string): TrackedCall {
-    const callId = randomUUID().replace(/-/g, '');
+    // Unique within this tracker, whose id is random: a counter is enough (and cheaper than a UUID).
+    const callId = (++this.sequence).toString(36);
     let fail!: (err: ToolHubError) => void;
     const lost = new Promise<never>((_, reject) => (fail = reject));
     // The race may already be decided when the loss arrives; never leave a rejection unhandled.
@@ -55,11 +83,17 @@ export class InflightTracker {
     };
   }
 
-  /** Fails every call held by the replica. Returns how many. */
+  /**
+   * Fails every call held by the replica, and starts the grace period of the provider's calls that
+   * no replica has acknowledged yet. Returns how many calls failed at once.
+   */
   replicaGone(provider: string, instanceId: string, reason: string): number {
     let n = 0;
+    const unconfirmed: string[] = [];
     for (const [id, call] of this.calls) {
-      if (call.provider === provider && call.instanceId === instanceId) {
+      if (call.provider !== provider) continue;
+      if (call.instanceId === undefined) unconfirmed.push(id);
+      else if (call.instanceId === instanceId) {
         this.calls.delete(id);
         call.fail(
           new ToolHubError(
@@ -72,6 +106,7 @@ export class InflightTracker {
         n++;
       }
     }
+    if (unconfirmed.length > 0) this.failUnconfirmedLater(provider, unconfirmed, reason);
     return n;
   }
 
@@ -80,6 +115,32 @@ export class InflightTracker {
   }
 
   async close(): Promise<void> {
+    for (const t of this.graceTimers) clearTimeout(t);
+    this.graceTimers.clear();
     await this.subscription?.close();
+  }
+
+  private failUnconfirmedLater(provider: string, callIds: string[], reason: string): void {
+    const timer = setTimeout(() => {
+      this.graceTimers.delete(timer);
+      let n = 0;
+      for (const id of callIds) {
+        const call = this.calls.get(id);
+        if (!call || call.instanceId !== undefined) continue; // answered, or a live replica has it
+        this.calls.delete(id);
+        call.fail(
+          new ToolHubError(
+            'unavailable',
+            `A ${provider} adapter replica went away (${reason}) and no replica confirmed this call within ${this.ackGraceMs} ms, so the lost replica probably held it. ` +
+              'The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.',
+            { retryable: false },
+          ),
+        );
+        n++;
+      }
+      if (n > 0) this.onUnconfirmedFailed(provider, n, reason);
+    }, this.ackGraceMs);
+    timer.unref();
+    this.graceTimers.add(timer);
   }
 }

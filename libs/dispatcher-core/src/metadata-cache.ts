@@ -13,9 +13,17 @@ export interface MetadataCacheStats {
   evictions: number;
 }
 
+const MAX_DECODED = 1000;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
 export class MetadataCache {
   readonly stats: MetadataCacheStats = { hits: 0, misses: 0, evictions: 0 };
   private readonly subscriptions: Subscription[] = [];
+  /** The last decoded tool per cache key, with the bytes it was decoded from (oldest dropped first). */
+  private readonly decoded = new Map<string, { bytes: Uint8Array; tool: RegisteredTool }>();
 
   constructor(
     readonly cache: Cache,
@@ -51,15 +59,26 @@ export class MetadataCache {
     );
   }
 
-  /** The tool with its overlay (fallbacks, enabled), as last resolved. */
+  /**
+   * The tool with its overlay (fallbacks, enabled), as last resolved. Treat it as read-only: the
+   * decoded object is shared by every call that reads the same cached bytes.
+   */
   async getInfo(provider: string, name: string): Promise<RegisteredTool | undefined> {
-    const bytes = await this.cache.get(toolInfoKey(provider, name));
+    const key = toolInfoKey(provider, name);
+    const bytes = await this.cache.get(key);
     if (!bytes) {
       this.stats.misses++;
       return undefined;
     }
     this.stats.hits++;
-    return RegisteredTool.decode(bytes);
+    // Decoding a tool (its schema is a protobuf Struct) is the larger part of a hit; the bytes are
+    // compared, so a changed entry (another replica wrote it) is decoded afresh.
+    const memo = this.decoded.get(key);
+    if (memo && sameBytes(memo.bytes, bytes)) return memo.tool;
+    const tool = RegisteredTool.decode(bytes);
+    if (this.decoded.size >= MAX_DECODED) this.decoded.delete(this.decoded.keys().next().value!);
+    this.decoded.set(key, { bytes, tool });
+    return tool;
   }
 
   async setInfo(tool: RegisteredTool): Promise<void> {
@@ -83,7 +102,9 @@ export class MetadataCache {
   }
 
   async evictTool(provider: string, name: string): Promise<void> {
-    await this.cache.deleteByPrefix(toolInfoKeyPrefix(provider, name));
+    const prefix = toolInfoKeyPrefix(provider, name);
+    for (const key of this.decoded.keys()) if (key.startsWith(prefix)) this.decoded.delete(key);
+    await this.cache.deleteByPrefix(prefix);
     this.stats.evictions++;
   }
 

@@ -1,0 +1,284 @@
+/**
+ * Dispatcher benchmark: RunTool of a no-op tool through the dispatcher (gRPC → dispatcher → NATS →
+ * adapter), against a direct NATS request to the same adapter and an in-process call of the tool,
+ * at concurrency 1 and 64; and GetToolInfo on a cache hit against a miss. Prints a table and
+ * writes bench/results/dispatcher.json. A script, not a timed test:
+ *
+ *   npx tsx bench/dispatcher/dispatcher.bench.ts
+ *
+ * NATS_URL uses a running nats-server; without it a private one is started (nats-server on PATH).
+ * The dispatcher (apps/dispatcher) and the no-op adapter (./noop-adapter.ts) run as their own
+ * processes, as deployed; this process is the agent.
+ */
+import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { AdapterClient } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
+import { type GetToolInfoResponse, RunStatus, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
+import { Dispatcher } from '@toolhub/dispatcher-core';
+import { freePort, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+
+import { BENCH_PROVIDER, noopTool } from './noop-adapter';
+
+const ROOT = resolve(__dirname, '../..');
+const OUT = resolve(ROOT, 'bench/results/dispatcher.json');
+/** How long each measurement runs, after its warm-up. */
+const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4000);
+const WARM_MS = 1000;
+const DEADLINE_MS = 10_000;
+/** BENCH_PROFILE=<dir> writes a V8 CPU profile of the dispatcher process there (open it in Chrome DevTools). */
+/** BENCH_ONLY=<text>[,<text>...] runs only the measurements whose "name @concurrency" contains one of them (for profiling). */
+const ONLY = process.env['BENCH_ONLY']?.split(',');
+const PROFILE_ARGS = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_PROFILE'])}`] : [];
+
+interface Row {
+  name: string;
+  concurrency: number;
+  calls: number;
+  p50Ms: number;
+  p99Ms: number;
+  callsPerSecond: number;
+  /** CPU time per call of each process (user + system), in microseconds: robust to a busy machine. */
+  cpuUsPerCall: Record<string, number>;
+}
+
+/** Processes whose CPU time is sampled around each measurement (pid by name; this process is 'agent'). */
+const watched = new Map<string, number>();
+
+/** CPU time (user + system) of a process so far, in ms, from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number): number {
+  if (pid === process.pid) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+function cpuSnapshot(): Map<string, number> {
+  return new Map([...watched].map(([name, pid]) => [name, cpuMs(pid)]));
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Runs `fn` from `concurrency` workers for WARM_MS (discarded), then MEASURE_MS; latencies in ms. */
+async function measure(name: string, concurrency: number, fn: (i: number) => Promise<void>): Promise<Row | undefined> {
+  if (ONLY && !ONLY.some((o) => `${name} @${concurrency}`.includes(o))) return undefined;
+  let i = 0;
+  const phase = async (ms: number, record: boolean): Promise<{ latencies: number[]; elapsed: number }> => {
+    const latencies: number[] = [];
+    const started = process.hrtime.bigint();
+    const end = Date.now() + ms;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < end) {
+          const t = process.hrtime.bigint();
+          await fn(i++);
+          if (record) latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+        }
+      }),
+    );
+    return { latencies, elapsed: Number(process.hrtime.bigint() - started) / 1e6 };
+  };
+  await phase(WARM_MS, false);
+  const cpuBefore = cpuSnapshot();
+  const { latencies, elapsed } = await phase(MEASURE_MS, true);
+  const cpuAfter = cpuSnapshot();
+  const sorted = Float64Array.from(latencies).sort();
+  const cpuUsPerCall: Record<string, number> = {};
+  for (const [proc, before] of cpuBefore) {
+    const used = (cpuAfter.get(proc)! - before) * 1000;
+    if (Number.isFinite(used)) cpuUsPerCall[proc] = Math.round(used / Math.max(1, sorted.length));
+  }
+  const row = {
+    name,
+    concurrency,
+    calls: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    callsPerSecond: Math.round((sorted.length / elapsed) * 1000),
+    cpuUsPerCall,
+  };
+  process.stderr.write(`  ${name} @${concurrency}: p50 ${row.p50Ms} ms, ${row.callsPerSecond}/s, CPU µs/call ${JSON.stringify(cpuUsPerCall)}\n`);
+  return row;
+}
+
+const round = (n: number): number => (n >= 1 ? Math.round(n * 100) / 100 : n >= 0.01 ? Math.round(n * 1000) / 1000 : Number(n.toPrecision(2)));
+
+function table(rows: Row[]): string {
+  const procs = [...watched.keys()];
+  const head = ['measurement', 'concurrency', 'calls', 'p50 ms', 'p99 ms', 'calls/s', ...procs.map((p) => `${p} CPU µs/call`)];
+  const body = rows.map((r) => [
+    r.name,
+    String(r.concurrency),
+    String(r.calls),
+    String(r.p50Ms),
+    String(r.p99Ms),
+    String(r.callsPerSecond),
+    ...procs.map((p) => String(r.cpuUsPerCall[p] ?? '')),
+  ]);
+  const widths = head.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const ownNats = process.env['NATS_URL'] ? undefined : await startNatsServer();
+  const natsUrl = process.env['NATS_URL'] ?? ownNats!.url;
+  const children: SpawnedProcess[] = [];
+  let bus: NatsBus | undefined;
+  let client: ToolHubClient | undefined;
+  let local: Dispatcher | undefined;
+  try {
+    const port = await freePort();
+    const [adapter, dispatcher] = await Promise.all([
+      spawnProcess(process.execPath, ['--import', 'tsx', 'bench/dispatcher/noop-adapter.ts'], {
+        cwd: ROOT,
+        env: { NATS_URL: natsUrl },
+        readyPattern: /noop adapter ready/,
+        timeoutMs: 60_000,
+      }),
+      spawnProcess(process.execPath, [...PROFILE_ARGS, '--import', 'tsx', 'apps/dispatcher/src/main.ts'], {
+        cwd: ROOT,
+        env: { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000', LOG_LEVEL: 'info' },
+        readyPattern: /dispatcher listening/,
+        timeoutMs: 60_000,
+      }),
+    ]);
+    children.push(adapter, dispatcher);
+    watched.set('agent', process.pid).set('dispatcher', dispatcher.pid).set('adapter', adapter.pid);
+    if (ownNats) watched.set('nats', ownNats.pid);
+    client = new ToolHubClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    bus = await NatsBus.connect({ servers: natsUrl, name: 'bench-agent', ensureStream: false });
+    const adapterClient = new AdapterClient(bus);
+    const grpc = client;
+
+    const runTool = (name: string) =>
+      new Promise<RunToolResponse>((ok, fail) => {
+        const req = { provider: BENCH_PROVIDER, name, arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' };
+        grpc.runTool(req, new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
+      });
+    const getToolInfo = (name: string) =>
+      new Promise<GetToolInfoResponse>((ok, fail) => {
+        grpc.getToolInfo({ provider: BENCH_PROVIDER, name }, new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: GetToolInfoResponse) =>
+          err ? fail(err) : ok(res),
+        );
+      });
+    const viaDispatcher = async (): Promise<void> => {
+      const res = await runTool('noop');
+      if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error(`noop failed: ${JSON.stringify(res.error)}`);
+    };
+    const viaNats = async (): Promise<void> => {
+      const res = await adapterClient.run(
+        BENCH_PROVIDER,
+        { name: 'noop', arguments: {}, deadlineUnixMs: Date.now() + DEADLINE_MS, idempotencyKey: '', caller: '' },
+        { timeoutMs: DEADLINE_MS },
+      );
+      if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error('noop failed over NATS');
+    };
+    // The same dispatcher logic in this process, without the gRPC hop: what the dispatcher itself adds.
+    local = await Dispatcher.create(bus, { warmCoreTools: false, maxConcurrentPerCaller: 1000 });
+    const core = local;
+    const callContext = () => ({ deadline: Date.now() + DEADLINE_MS, requestId: 'bench' });
+    const viaCore = async (): Promise<void> => {
+      const res = await core.runTool({ provider: BENCH_PROVIDER, name: 'noop', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }, callContext());
+      if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error('noop failed in the in-process dispatcher');
+    };
+    const ctx = { signal: new AbortController().signal, deadline: Date.now() + 3_600_000, caller: '', idempotencyKey: '' };
+    const inProcess = async (): Promise<void> => {
+      await noopTool.run({} as never, ctx);
+    };
+
+    // The dispatcher has found the adapter and resolved the tool once (both paths are warm).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await viaDispatcher();
+        await viaCore();
+        break;
+      } catch (err) {
+        if (attempt > 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+
+    process.stderr.write(`measuring (${MEASURE_MS} ms each, after ${WARM_MS} ms of warm-up)\n`);
+    const rows: Row[] = [];
+    const add = (row: Row | undefined) => row && rows.push(row);
+    for (const concurrency of [1, 64]) {
+      add(await measure('RunTool via dispatcher (gRPC → NATS → adapter)', concurrency, viaDispatcher));
+      add(await measure('RunTool direct NATS request to the adapter', concurrency, viaNats));
+      add(await measure('RunTool via dispatcher logic in-process (NATS → adapter, no gRPC)', concurrency, viaCore));
+      add(await measure('RunTool in-process (the tool function)', concurrency, inProcess));
+    }
+    add(await measure('GetToolInfo cache hit', 1, () => getToolInfo('noop').then(() => undefined)));
+    // A name never asked before: cache miss → registry lookup (no registry runs: answered at once
+    // by "no responders") → the adapter's info over NATS → cache fill.
+    add(await measure('GetToolInfo cache miss', 1, (i) => getToolInfo(`noop_${i}`).then(() => undefined)));
+    add(await measure('GetToolInfo cache hit, dispatcher logic in-process', 1, () => core.getToolInfo({ provider: BENCH_PROVIDER, name: 'noop' }, callContext()).then(() => undefined)));
+    add(await measure('GetToolInfo cache miss, dispatcher logic in-process', 1, (i) => core.getToolInfo({ provider: BENCH_PROVIDER, name: `noop_${i}` }, callContext()).then(() => undefined)));
+    if (ONLY) {
+      process.stdout.write(`\n${table(rows)}\n`);
+      return;
+    }
+
+    const find = (name: string, c: number) => rows.find((r) => r.name.startsWith(name) && r.concurrency === c)!;
+    const dispatcher1 = find('RunTool via dispatcher', 1);
+    const nats1 = find('RunTool direct NATS', 1);
+    const dispatcher64 = find('RunTool via dispatcher', 64);
+    const hit = find('GetToolInfo cache hit', 1);
+    const miss = find('GetToolInfo cache miss', 1);
+    const core1 = find('RunTool via dispatcher logic in-process', 1);
+    const coreHit = find('GetToolInfo cache hit, dispatcher logic', 1);
+    const coreMiss = find('GetToolInfo cache miss, dispatcher logic', 1);
+    const aims = {
+      dispatcherP50VsDirectNats: { value: round(dispatcher1.p50Ms / nats1.p50Ms), aim: '≤ 2', met: dispatcher1.p50Ms <= 2 * nats1.p50Ms },
+      cacheHitVsMissP50: { value: round(hit.p50Ms / miss.p50Ms), aim: '≤ 0.25', met: hit.p50Ms <= miss.p50Ms / 4 },
+      runToolPerSecond: { value: dispatcher64.callsPerSecond, aim: '≥ 5000', met: dispatcher64.callsPerSecond >= 5000 },
+      // The same ratios without the gRPC hop (which neither NATS nor the cache lookup pays).
+      dispatcherLogicP50VsDirectNats: { value: round(core1.p50Ms / nats1.p50Ms), aim: '≤ 2', met: core1.p50Ms <= 2 * nats1.p50Ms },
+      dispatcherLogicCacheHitVsMissP50: { value: round(coreHit.p50Ms / coreMiss.p50Ms), aim: '≤ 0.25', met: coreHit.p50Ms <= coreMiss.p50Ms / 4 },
+    };
+
+    process.stdout.write(`\n${table(rows)}\n\n`);
+    for (const [name, a] of Object.entries(aims)) process.stdout.write(`${a.met ? 'met   ' : 'missed'} ${name}: ${a.value} (aim ${a.aim})\n`);
+    const result = {
+      benchmark: 'dispatcher',
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      setup: {
+        processes: 'agent (this script, @grpc/grpc-js client and NatsBus), dispatcher (apps/dispatcher), no-op adapter (bench/dispatcher/noop-adapter.ts), nats-server',
+        nats: ownNats ? 'private nats-server started by the script' : 'NATS_URL',
+        measureMs: MEASURE_MS,
+        warmMs: WARM_MS,
+      },
+      rows,
+      aims,
+    };
+    mkdirSync(resolve(OUT, '..'), { recursive: true });
+    writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`\n${JSON.stringify(result)}\n\nwritten to ${OUT}\n`);
+  } finally {
+    client?.close();
+    await local?.close();
+    await bus?.close();
+    await Promise.all(children.map((c) => c.kill('SIGTERM')));
+    await ownNats?.dispose();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
