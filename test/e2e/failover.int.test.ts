@@ -10,7 +10,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { RunStatus } from '@toolhub/contracts';
-import { freePort, natsUrl, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
+import { freePort, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -69,6 +69,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 describe('failover: one of two adapter-local replicas is killed with SIGKILL under load', () => {
+  let natsServer: NatsServerHandle | undefined;
   let nats: string;
   let root: string;
   let adapters: SpawnedProcess[] = [];
@@ -76,7 +77,11 @@ describe('failover: one of two adapter-local replicas is killed with SIGKILL und
   let client: TestClient;
 
   beforeAll(async () => {
-    nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: this test counts and kills
+    // replicas of provider `local`, and another test's adapter-local on the same server would join
+    // its queue group (with another tool root).
+    natsServer = await startNatsServer();
+    nats = natsServer.url;
     root = scratchDir('failover-root');
     mkdirSync(join(root, 'out'));
     writeFileSync(join(root, 'notes.txt'), 'hello from the tool root\n');
@@ -105,6 +110,7 @@ describe('failover: one of two adapter-local replicas is killed with SIGKILL und
   afterAll(async () => {
     client?.close();
     await Promise.all([dispatcher?.kill('SIGTERM'), ...adapters.map((a) => a.kill('SIGTERM'))]);
+    await natsServer?.dispose();
   });
 
   it('keeps every idempotent call working and fails only in-flight non-idempotent calls, with UNAVAILABLE and a clear message', async () => {

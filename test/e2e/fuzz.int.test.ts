@@ -15,7 +15,7 @@
  */
 import { Client, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { RunToolResponse, ToolHubService } from '@toolhub/contracts';
-import { freePort, natsUrl, scratchDir, spawnProcess, type SpawnedProcess } from '@toolhub/test-harness';
+import { freePort, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -47,10 +47,14 @@ const mib = (n: number) => Math.round((n / MIB) * 10) / 10;
 describe('fuzz at the gRPC edge', () => {
   let adapter: SpawnedProcess | undefined;
   let dispatcher: SpawnedProcess | undefined;
+  let natsServer: NatsServerHandle | undefined;
   let client: Client;
 
   beforeAll(async () => {
-    const nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: another test's adapter-local on
+    // the same server would join the queue group of provider `local` (with another tool root).
+    natsServer = await startNatsServer();
+    const nats = natsServer.url;
     const root = scratchDir('fuzz-root');
     writeFileSync(join(root, 'notes.txt'), 'hello from the tool root\n');
     const port = await freePort();
@@ -75,6 +79,7 @@ describe('fuzz at the gRPC edge', () => {
   afterAll(async () => {
     client?.close();
     await Promise.all([dispatcher?.kill('SIGTERM'), adapter?.kill('SIGTERM')]);
+    await natsServer?.dispose();
   });
 
   const send = (c: Case): Promise<Reply> =>

@@ -11,9 +11,10 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { NatsBus } from '@toolhub/bus';
 import { eventSubject, type GetStatusResponse, RunStatus, ToolHubClient, ToolInvalidated } from '@toolhub/contracts';
-import { freePort, natsUrl, scratchDir, type ServerHandle, spawnProcess, type SpawnedProcess, startRedisServer, waitFor } from '@toolhub/test-harness';
+import { freePort, type NatsServerHandle, scratchDir, type ServerHandle, spawnProcess, type SpawnedProcess, startNatsServer, startRedisServer, waitFor } from '@toolhub/test-harness';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,6 +38,7 @@ interface Failure {
 }
 
 describe('Redis killed mid-run, as separate processes', () => {
+  let natsServer: NatsServerHandle | undefined;
   let nats: string;
   let redis: ServerHandle;
   let adapter: SpawnedProcess | undefined;
@@ -51,7 +53,10 @@ describe('Redis killed mid-run, as separate processes', () => {
     );
 
   beforeAll(async () => {
-    nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: another test's adapter-local on
+    // the same server would join the queue group of provider `local` (with another tool root).
+    natsServer = await startNatsServer();
+    nats = natsServer.url;
     redis = await startRedisServer();
     const root = scratchDir('redis-down-root');
     writeFileSync(join(root, 'notes.txt'), 'hello from the tool root\n');
@@ -81,6 +86,7 @@ describe('Redis killed mid-run, as separate processes', () => {
     await bus?.close();
     await Promise.all([dispatcher?.kill('SIGTERM'), adapter?.kill('SIGTERM')]);
     await redis?.stop();
+    await natsServer?.dispose();
   });
 
   it('fails no call while Redis dies and comes back, and says once that the cache is down', async () => {
@@ -161,17 +167,23 @@ describe('Redis killed mid-run, as separate processes', () => {
     clearInterval(invalidations);
     await Promise.all([...published]);
 
-    // The cache is really in use again: a tool looked up now is stored in the restarted Redis
-    // (the last invalidations may still be on their way, so look it up until it sticks).
+    // The cache is really in use again: a tool evicted now and looked up again is stored in the
+    // restarted Redis (evict first: the in-process L1 in front of Redis may still hold it).
     const check = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await check.connect();
     let keys: string[] = [];
     try {
-      keys = await waitFor(async () => {
-        await client.getToolInfo({ provider: 'local', name: 'file_read' });
-        const found = await check.keys('toolhub:*');
-        return found.length > 0 ? found : undefined;
-      }, { timeoutMs: 5000, intervalMs: 100 }).catch(() => []);
+      keys = await waitFor(
+        async () => {
+          const event: ToolInvalidated = { eventId: randomUUID(), toolId: 'local:file_stat', provider: 'local', name: 'file_stat', newVersion: '', reason: 'test', timestampUnixMs: Date.now() };
+          await bus!.publishEvent(eventSubject('tool.invalidated', 'local'), ToolInvalidated.encode(event).finish(), { msgId: event.eventId });
+          await sleep(200);
+          await client.getToolInfo({ provider: 'local', name: 'file_stat' });
+          const found = await check.keys('toolhub:*');
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 100, message: 'a tool info to be stored in the restarted Redis' },
+      );
     } finally {
       await check.quit();
     }

@@ -175,28 +175,13 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
 
   const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
     const ack = msg.headers[HEADER_ACK_SUBJECT];
-    let answered = false;
     if (ack) {
-      // The ack tells the dispatcher which replica holds the call, so the call fails at once if this
-      // replica dies. A run that is answered within this turn of the event loop needs none (its
-      // reply is on the way); the rest are acknowledged right after the turn.
-      setImmediate(() => {
-        if (answered) return;
-        try {
-          bus.publish(ack, instanceIdBytes);
-        } catch {
-          // The ack only speeds up failure detection; the call goes on without it.
-        }
-      });
+      try {
+        bus.publish(ack, instanceIdBytes);
+      } catch {
+        // The ack only speeds up failure detection; the call goes on without it.
+      }
     }
-    try {
-      return await runTraced(msg);
-    } finally {
-      answered = true;
-    }
-  };
-
-  const runTraced = async (msg: BusMessage): Promise<Uint8Array> => {
     const req = decode(AdapterRunRequest, msg.data, 'run request');
     const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
     return tracer.startActiveSpan(
