@@ -5,32 +5,12 @@
  * workload drawn from those tools and from MetaTool's natural-language queries; and tool.called
  * events whose tools follow a Zipf law, as real usage does.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 
 import { Importance, type SearchToolsRequest, type ToolCalled, toToolName, type ToolInfo } from '@toolhub/contracts';
 
-export const REPO_ROOT = resolve(__dirname, '../..');
-/** The shared data folder beside the repository (never copied into it); BENCH_DATA_DIR overrides. */
-export const DATA_DIR = process.env['BENCH_DATA_DIR'] ?? resolve(REPO_ROOT, '../shared/data');
-const RESULTS_DIR = join(REPO_ROOT, 'bench/results');
-
-export function readJsonl<T>(relative: string): T[] {
-  const file = join(DATA_DIR, relative);
-  if (!existsSync(file)) throw new Error(`Missing ${file}: the benchmark needs the shared data beside the repository (or BENCH_DATA_DIR).`);
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
-}
-
-/** Writes `bench/results/<name>.json` (git-ignored); returns the path. */
-export function writeResult(name: string, data: unknown): string {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = join(RESULTS_DIR, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
-  return file;
-}
+// Shared data access of the benchmarks (same files, same results folder).
+export { DATA_DIR, readJsonl, REPO_ROOT, writeResult } from '../search/data';
+import { readJsonl } from '../search/data';
 
 /** `@toolsdk.ai/aws-ses-mcp` → `toolsdk-ai-aws-ses-mcp`: a valid provider name (≤ 32 characters). */
 function providerName(server: string): string {
