@@ -6,7 +6,7 @@
  * metadata address, and the very same Prism server through a document that did not allowlist it.
  */
 import { status } from '@grpc/grpc-js';
-import { freePort, mongoUrl, natsUrl, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
+import { freePort, mongoUrl, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -59,6 +59,7 @@ function cloudConfig(prismPort: number, configDir: string): string {
 describe('agent → dispatcher → NATS → adapter-cloud → Prism (Swagger Petstore), as separate processes', () => {
   let prism: SpawnedProcess;
   let registry: RegistryProcess;
+  let natsServer: NatsServerHandle | undefined;
   let dispatcher: SpawnedProcess;
   let adapter: SpawnedProcess;
   let agent: AgentClient;
@@ -69,7 +70,10 @@ describe('agent → dispatcher → NATS → adapter-cloud → Prism (Swagger Pet
   const prismRequests = () => (prism.output().match(/Request received/g) ?? []).length;
 
   beforeAll(async () => {
-    const nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: the registry's new stats consumer
+    // then replays only this file's events, not every earlier suite's (see statsBaseline).
+    natsServer = await startNatsServer();
+    const nats = natsServer.url;
     const mongo = await mongoUrl();
     const prismPort = await freePort();
     const configDir = scratchDir('e2e-cloud-config');
@@ -96,6 +100,7 @@ describe('agent → dispatcher → NATS → adapter-cloud → Prism (Swagger Pet
     await adapter?.kill('SIGTERM');
     await dispatcher?.kill('SIGTERM');
     await registry?.stop();
+    await natsServer?.dispose();
     await prism?.kill('SIGTERM');
   });
 

@@ -7,7 +7,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { RunStatus } from '@toolhub/contracts';
-import { freePort, mongoUrl, natsUrl, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
+import { freePort, mongoUrl, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,6 +49,7 @@ describe('agent → dispatcher → NATS → adapter-mcp → real MCP servers, as
   let fsRoot: string;
   let web: SpawnedProcess;
   let registry: RegistryProcess;
+  let natsServer: NatsServerHandle | undefined;
   let dispatcher: SpawnedProcess;
   let adapter: SpawnedProcess;
   let agent: AgentClient;
@@ -66,7 +67,10 @@ describe('agent → dispatcher → NATS → adapter-mcp → real MCP servers, as
   };
 
   beforeAll(async () => {
-    const nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: the registry's new stats consumer
+    // then replays only this file's events, not every earlier suite's (see statsBaseline).
+    natsServer = await startNatsServer();
+    const nats = natsServer.url;
     const mongo = await mongoUrl();
     fsRoot = realpathSync(scratchDir('e2e-mcp-fs'));
     writeFileSync(join(fsRoot, 'notes.txt'), 'alpha\nbeta\ngamma\n');
@@ -95,6 +99,7 @@ describe('agent → dispatcher → NATS → adapter-mcp → real MCP servers, as
     await adapter?.kill('SIGTERM');
     await dispatcher?.kill('SIGTERM');
     await registry?.stop();
+    await natsServer?.dispose();
     await web?.kill('SIGTERM');
   });
 

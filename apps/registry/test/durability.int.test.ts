@@ -8,7 +8,7 @@ import { serveAdapter, staticCatalog, textResult } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import { eventSubject, RegistryAdminClient, RunStatus, ToolCalled } from '@toolhub/contracts';
 import { startDispatcher } from '@toolhub/dispatcher-core';
-import { freePort, mongoUrl, natsUrl, spawnProcess, type SpawnedProcess } from '@toolhub/test-harness';
+import { freePort, mongoUrl, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -19,7 +19,10 @@ const EVENTS = 10_000;
 
 describe('registry durability under SIGKILL', () => {
   it('counts exactly 10,000 published calls plus the runs made while it was down', async () => {
-    const nats = await natsUrl();
+    // A private nats-server, even when NATS_URL names a shared one: the 10,000 events stay out of
+    // the shared events stream, which every later test's new registry consumer would otherwise replay.
+    const natsServer = await startNatsServer();
+    const nats = natsServer.url;
     const mongo = await mongoUrl();
     const run = randomUUID().slice(0, 8);
     const tool = `t_${run}`;
@@ -83,6 +86,7 @@ describe('registry durability under SIGKILL', () => {
       await dispatcher.close(100);
       await adapter.close();
       await bus.close();
+      await natsServer.dispose();
     }
   }, 180_000);
 });
