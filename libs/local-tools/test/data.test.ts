@@ -1,4 +1,5 @@
 import { createDataTools } from '../src';
+import { MAX_CELL_DEPTH } from '../src/data/tools';
 import { parseCsv, quoteField, toCsv } from '../src/data/csv';
 import { call, callError, data, pick, textOf } from './helpers';
 
@@ -69,6 +70,16 @@ describe('data_json_to_csv', () => {
   it('refuses more rows than configured', async () => {
     const err = await callError(toCsvTool, { data: JSON.stringify(Array.from({ length: 51 }, () => ({ a: 1 }))) });
     expect(err.message).toContain('more than the 50');
+  });
+
+  it('refuses a row nested deeper than the limit instead of overflowing the stack, and accepts one at the limit', async () => {
+    const nested = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
+    const err = await callError(toCsvTool, { data: `[{"a":1},{"deep":${nested(20_000)}}]` });
+    expect(err.code).toBe('invalid_argument');
+    expect(err.message).toContain('row 1 of data nests objects or arrays more than 100 levels deep');
+    expect(err.violations[0]?.field).toBe('/data/1');
+    const ok = await call(toCsvTool, { data: `[{"deep":${nested(MAX_CELL_DEPTH)}}]`, lineEnding: 'lf' });
+    expect(textOf(ok)).toBe(`deep\n${nested(MAX_CELL_DEPTH)}\n`);
   });
 
   it('refuses a quote as delimiter', async () => {

@@ -448,13 +448,7 @@ const SHORT_DEADLINE_MS = 1000;
  * INTERNAL replies caused by known bugs outside the dispatcher and the adapter SDK, tolerated and
  * counted until they are fixed (then delete the entry: the test must fail on any INTERNAL).
  */
-export const KNOWN_INTERNAL_ERRORS: ReadonlyArray<{ pattern: RegExp; issue: string }> = [
-  {
-    // JSON.stringify of a row nested ~10,000 levels deep overflows the stack in the CSV writer.
-    pattern: /^data_json_to_csv failed unexpectedly: Maximum call stack size exceeded/,
-    issue: 'libs/local-tools data_json_to_csv: reject rows nested deeper than a limit (invalid_argument) instead of overflowing',
-  },
-];
+export const KNOWN_INTERNAL_ERRORS: ReadonlyArray<{ pattern: RegExp; issue: string }> = [];
 
 export interface Reply {
   err?: ServiceError;

@@ -39,6 +39,24 @@ function tooManyRows(count: number, max: number, field: string): ToolHubError {
   ]);
 }
 
+/**
+ * Nesting deeper than this inside one row is refused: its cells are written with JSON.stringify,
+ * which recurses and would overflow the stack at ~10,000 levels. No real table nests this deep.
+ */
+export const MAX_CELL_DEPTH = 100;
+
+/** True when `value` nests objects/arrays more than `limit` levels deep (iterative: no recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Rows from `data`: an array of objects, or JSON text of one (a single object counts as one row). */
 function rowsFrom(data: unknown, maxRows: number): Array<Record<string, unknown>> {
   let value = data;
@@ -65,6 +83,11 @@ function rowsFrom(data: unknown, maxRows: number): Array<Record<string, unknown>
         { field: `/data/${i}`, message: `is ${got}`, expected: 'object', example: '{"name":"Ada","age":36}' },
       ]);
     }
+    if (nestedDeeperThan(row, MAX_CELL_DEPTH)) {
+      throw ToolHubError.invalidArgument(`row ${i} of data nests objects or arrays more than ${MAX_CELL_DEPTH} levels deep; flatten it first (a cell holds its value as JSON text).`, [
+        { field: `/data/${i}`, message: `nested more than ${MAX_CELL_DEPTH} levels`, expected: `objects nested at most ${MAX_CELL_DEPTH} levels`, example: '{"name":"Ada","langs":["en","fr"]}' },
+      ]);
+    }
   });
   return value as Array<Record<string, unknown>>;
 }
@@ -77,7 +100,7 @@ function jsonToCsvTool(o: Required<DataToolsOptions>): ToolDefinition {
       `Convert JSON records (an array of objects, or JSON text of one) to CSV. Returns the CSV text with RFC 4180 quoting. ` +
       `The header is the union of all keys in first-seen order unless you pass columns; nested objects and arrays are written as JSON, null as an empty cell. ` +
       `Use it to produce a table for a spreadsheet or a .csv file (save it with file_write). Do not use it for CSV → JSON (data_csv_to_json). ` +
-      `At most ${o.maxRows} rows and ${o.maxInputChars} characters of JSON text.`,
+      `At most ${o.maxRows} rows, ${o.maxInputChars} characters of JSON text and ${MAX_CELL_DEPTH} levels of nesting in a row.`,
     input: z.strictObject({
       data: z
         .union([z.array(z.record(z.string(), z.unknown())).max(o.maxRows), z.string().max(o.maxInputChars)])
