@@ -1,7 +1,8 @@
 /**
  * Dispatcher benchmark: RunTool of a no-op tool through the dispatcher (gRPC → dispatcher → NATS →
  * adapter), against a direct NATS request to the same adapter and an in-process call of the tool,
- * at concurrency 1 and 64; and GetToolInfo on a cache hit against a miss. Prints a table and
+ * at concurrency 1 and 64; the gRPC floor (the standard health check on the same server: a grpc-js
+ * unary call with no ToolHub logic); and GetToolInfo on a cache hit against a miss. Prints a table and
  * writes bench/results/dispatcher.json. A script, not a timed test:
  *
  *   npx tsx bench/dispatcher/dispatcher.bench.ts
@@ -10,7 +11,7 @@
  * The dispatcher (apps/dispatcher) and the no-op adapter (./noop-adapter.ts) run as their own
  * processes, as deployed; this process is the agent.
  */
-import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { AdapterClient } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import { type GetToolInfoResponse, RunStatus, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
@@ -137,6 +138,7 @@ async function main(): Promise<void> {
   const children: SpawnedProcess[] = [];
   let bus: NatsBus | undefined;
   let client: ToolHubClient | undefined;
+  let floorClient: Client | undefined;
   let local: Dispatcher | undefined;
   try {
     const port = await freePort();
@@ -161,6 +163,17 @@ async function main(): Promise<void> {
     bus = await NatsBus.connect({ servers: natsUrl, name: 'bench-agent', ensureStream: false });
     const adapterClient = new AdapterClient(bus);
     const grpc = client;
+    // The gRPC floor: grpc.health.v1.Health/Check (empty request, answered from memory) on the same
+    // server — what one grpc-js unary round trip costs here before any ToolHub logic runs.
+    floorClient = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+    const floor = floorClient;
+    const healthCheck = () =>
+      new Promise<void>((ok, fail) => {
+        const raw = (b: Buffer): Buffer => b;
+        floor.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.alloc(0), new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null) =>
+          err ? fail(err) : ok(),
+        );
+      });
 
     const runTool = (name: string) =>
       new Promise<RunToolResponse>((ok, fail) => {
@@ -218,6 +231,7 @@ async function main(): Promise<void> {
       add(await measure('RunTool direct NATS request to the adapter', concurrency, viaNats));
       add(await measure('RunTool via dispatcher logic in-process (NATS → adapter, no gRPC)', concurrency, viaCore));
       add(await measure('RunTool in-process (the tool function)', concurrency, inProcess));
+      add(await measure('gRPC floor: health check on the dispatcher (no ToolHub logic)', concurrency, healthCheck));
     }
     add(await measure('GetToolInfo cache hit', 1, () => getToolInfo('noop').then(() => undefined)));
     // A name never asked before: cache miss → registry lookup (no registry runs: answered at once
@@ -239,6 +253,8 @@ async function main(): Promise<void> {
     const core1 = find('RunTool via dispatcher logic in-process', 1);
     const coreHit = find('GetToolInfo cache hit, dispatcher logic', 1);
     const coreMiss = find('GetToolInfo cache miss, dispatcher logic', 1);
+    const floor1 = find('gRPC floor', 1);
+    const floor64 = find('gRPC floor', 64);
     const aims = {
       dispatcherP50VsDirectNats: { value: round(dispatcher1.p50Ms / nats1.p50Ms), aim: '≤ 2', met: dispatcher1.p50Ms <= 2 * nats1.p50Ms },
       cacheHitVsMissP50: { value: round(hit.p50Ms / miss.p50Ms), aim: '≤ 0.25', met: hit.p50Ms <= miss.p50Ms / 4 },
@@ -247,9 +263,16 @@ async function main(): Promise<void> {
       dispatcherLogicP50VsDirectNats: { value: round(core1.p50Ms / nats1.p50Ms), aim: '≤ 2', met: core1.p50Ms <= 2 * nats1.p50Ms },
       dispatcherLogicCacheHitVsMissP50: { value: round(coreHit.p50Ms / coreMiss.p50Ms), aim: '≤ 0.25', met: coreHit.p50Ms <= coreMiss.p50Ms / 4 },
     };
+    // Not aims: how far the bare gRPC hop alone already is from them on this machine.
+    const grpcFloor = {
+      healthCheckP50VsDirectNats: round(floor1.p50Ms / nats1.p50Ms),
+      healthCheckP50VsCacheMissP50: round(floor1.p50Ms / miss.p50Ms),
+      healthChecksPerSecondAt64: floor64.callsPerSecond,
+    };
 
     process.stdout.write(`\n${table(rows)}\n\n`);
     for (const [name, a] of Object.entries(aims)) process.stdout.write(`${a.met ? 'met   ' : 'missed'} ${name}: ${a.value} (aim ${a.aim})\n`);
+    for (const [name, value] of Object.entries(grpcFloor)) process.stdout.write(`floor  ${name}: ${value}\n`);
     const result = {
       benchmark: 'dispatcher',
       date: new Date().toISOString(),
@@ -262,12 +285,14 @@ async function main(): Promise<void> {
       },
       rows,
       aims,
+      grpcFloor,
     };
     mkdirSync(resolve(OUT, '..'), { recursive: true });
     writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`\n${JSON.stringify(result)}\n\nwritten to ${OUT}\n`);
   } finally {
     client?.close();
+    floorClient?.close();
     await local?.close();
     await bus?.close();
     await Promise.all(children.map((c) => c.kill('SIGTERM')));

@@ -54,6 +54,7 @@ const variants: Array<[string, SearchIndexOptions]> = [
   ['no stemming', { stemming: false }],
   ['no fuzzy/prefix', { fuzzy: false, prefixMinLength: 0 }],
   ['equal field weights', { weights: { name: 1, category: 1, description: 1, params: 1 } }],
+  ['keep common words', { commonTermShare: 1 }],
 ];
 
 function main(): void {

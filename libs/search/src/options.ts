@@ -31,6 +31,13 @@ export interface SearchIndexOptions {
    * matching term always adds. @default { k: 1.2, b: 0.7, d: 0.5 } (MiniSearch's)
    */
   bm25?: { k: number; b: number; d: number };
+  /**
+   * A query word found in more than this share of the tools is left out of the search when the
+   * query has rarer words: such a word hardly moves the ranking (BM25 weighs it near zero), but
+   * scoring it visits most of the index — the largest cost of a search over a big catalog. 1 keeps
+   * every word. @default 0.3
+   */
+  commonTermShare?: number;
   /** Hits returned when a request sets no limit. @default 10 */
   defaultLimit?: number;
   /** Largest limit honoured; larger ones are capped. @default 50 */
@@ -60,6 +67,7 @@ export const searchIndexDefaults: ResolvedSearchIndexOptions = {
   prefixMinLength: 3,
   partialWeights: { fuzzy: 0.45, prefix: 0.375 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  commonTermShare: 0.3,
   defaultLimit: 10,
   maxLimit: 50,
   maxQueries: 16,
@@ -89,6 +97,7 @@ export function withSearchDefaults(options: SearchIndexOptions = {}): ResolvedSe
   for (const f of positive) check(Number.isInteger(resolved[f]) && resolved[f] > 0, f, 'a positive integer', resolved[f]);
   check(Number.isInteger(resolved.prefixMinLength) && resolved.prefixMinLength >= 0, 'prefixMinLength', 'an integer >= 0', resolved.prefixMinLength);
   check(Number.isInteger(resolved.maxSuggestions) && resolved.maxSuggestions >= 0, 'maxSuggestions', 'an integer >= 0', resolved.maxSuggestions);
+  check(Number.isFinite(resolved.commonTermShare) && resolved.commonTermShare > 0 && resolved.commonTermShare <= 1, 'commonTermShare', 'a number in (0, 1]', resolved.commonTermShare);
   check(Number.isFinite(resolved.usageBoost) && resolved.usageBoost >= 0, 'usageBoost', 'a number >= 0', resolved.usageBoost);
   check(resolved.defaultLimit <= resolved.maxLimit, 'defaultLimit', `at most maxLimit (${resolved.maxLimit})`, resolved.defaultLimit);
   return resolved;

@@ -31,6 +31,8 @@ const PARTIAL_MAX_TERMS = 8;
 const FUZZY_MAX_LENGTH = 24;
 /** Share of a tool's other matching queries added to its best one: a tool that answers several queries outranks one that answers one of them about as well. */
 const OTHER_QUERIES_WEIGHT = 0.5;
+/** Catalogs smaller than this keep their common query words (see commonTermShare). */
+const COMMON_TERMS_MIN_TOOLS = 50;
 
 const identity = (term: string): string => term;
 const splitSpaces = (text: string): string[] => text.split(' ');
@@ -264,9 +266,17 @@ export class ToolSearchIndex {
     });
   }
 
-  /** The distinct terms of a query (at most MAX_QUERY_TERMS). */
+  /** The distinct terms of a query (at most MAX_QUERY_TERMS), without its common words when it has rarer ones. */
   private queryTerms(query: string): string[] {
-    return [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
+    const terms = [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
+    const share = this.options.commonTermShare;
+    // A small catalog is searched fast anyway, and its word shares say little.
+    if (share >= 1 || terms.length < 2 || this.entries.size < COMMON_TERMS_MIN_TOOLS) return terms;
+    const common = share * this.entries.size;
+    const frequency = (t: string): number => this.vocabulary.frequency(t);
+    // Common words go only when a known rarer word carries the query (an unknown word may match nothing).
+    if (!terms.some((t) => frequency(t) > 0 && frequency(t) <= common)) return terms;
+    return terms.filter((t) => frequency(t) <= common);
   }
 
   private suggest(req: CheckedRequest): string[] {

@@ -32,6 +32,11 @@ export class Vocabulary {
     return this.docFreq.has(term);
   }
 
+  /** How many tools have this term. */
+  frequency(term: string): number {
+    return this.docFreq.get(term) ?? 0;
+  }
+
   /** Number of distinct terms. */
   get size(): number {
     return this.docFreq.size;

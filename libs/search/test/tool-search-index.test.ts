@@ -95,6 +95,38 @@ describe('ToolSearchIndex ranking', () => {
   });
 });
 
+describe('ToolSearchIndex common query words', () => {
+  // 60 tools that all "list records", one of which also mentions the weather.
+  const tools = () => [
+    ...Array.from({ length: 59 }, (_, i) => tool('crm', `records_${i}`, 'Lists records of the account.')),
+    tool('crm', 'forecast', 'Lists records of the weather station.'),
+  ];
+
+  it('leaves out a word most tools have when a rarer word carries the query', () => {
+    const index = indexOf(tools());
+    expect(ids(index, ['list weather records'], { limit: 50 })).toEqual(['crm:forecast']);
+    expect(ids(indexOfAll(tools()), ['list weather records'], { limit: 50 })).toHaveLength(50);
+  });
+
+  it('keeps common words when the query has no rarer known word', () => {
+    const index = indexOf(tools());
+    expect(ids(index, ['list records'], { limit: 50 })).toHaveLength(50);
+    // "blizzard" is in no tool: the common words still find something.
+    expect(ids(index, ['list records blizzard'], { limit: 5 })).toHaveLength(5);
+  });
+
+  it('rejects a share outside (0, 1]', () => {
+    expect(() => new ToolSearchIndex({ commonTermShare: 0 })).toThrow(/commonTermShare must be a number in \(0, 1\]/);
+    expect(() => new ToolSearchIndex({ commonTermShare: 1.5 })).toThrow(/commonTermShare/);
+  });
+});
+
+function indexOfAll(tools: ReturnType<typeof catalog>): ToolSearchIndex {
+  const index = new ToolSearchIndex({ commonTermShare: 1 });
+  index.upsert(tools);
+  return index;
+}
+
 describe('ToolSearchIndex filters and limits', () => {
   it('keeps only tools of the requested provider', () => {
     const found = ids(indexOf(), ['file issue email'], { provider: 'local' });
