@@ -127,14 +127,7 @@ interface IngestionResult {
 
 async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof loadCatalog>): Promise<IngestionResult> {
   const nats = await startNatsServer();
-  const opened = await openStore(backend);
-  const { store, label, dir } = opened;
-  let disposed = false;
-  const dispose = async (): Promise<void> => {
-    if (disposed) return;
-    disposed = true;
-    await opened.dispose();
-  };
+  const { store, label, dispose } = await openStore(backend);
   const publisher = await NatsBus.connect({ servers: nats.url, name: 'bench-dispatcher' });
   const registryBus = await NatsBus.connect({ servers: nats.url, name: 'bench-registry' });
   const run = randomUUID().slice(0, 8);
