@@ -61,7 +61,9 @@ function repairType(slot: Slot, pointer: string, wanted: string[], schema: unkno
     writeSlot(slot, scalar.value);
     return { field, description: scalar.description };
   }
-  if (wanted.includes('array') && value !== null && value !== undefined && !Array.isArray(value) && itemsAccept(schema, value, state.maxDepth)) {
+  // Text that starts like a JSON array but did not parse above is a broken list, not one item.
+  const brokenJsonList = typeof value === 'string' && value.trim().startsWith('[');
+  if (wanted.includes('array') && value !== null && value !== undefined && !Array.isArray(value) && !brokenJsonList && itemsAccept(schema, value, state.maxDepth)) {
     writeSlot(slot, [value]);
     return { field, description: `wrapped the single value ${preview(value)} in an array (the tool expects a list)` };
   }

@@ -137,6 +137,11 @@ describe('safe repairs', () => {
     expect(rejection({ query: 'q', ids: true }).violations[0]!.field).toBe('/ids');
   });
 
+  it('does not wrap text that starts like a JSON list but does not parse: the caller sees why', () => {
+    const err = rejection({ query: 'q', limit: 1, tags: '["a", "b"' });
+    expect(err.violations[0]!.field).toBe('/tags');
+  });
+
   it('parses JSON text into the object or array the schema expects', () => {
     const { args, fixes } = run({ query: 'q', limit: 1, filter: '{"since": "2024-01-01", "max": "3"}', tags: '["a","b"]' });
     expect(args['filter']).toEqual({ since: '2024-01-01', max: 3 });
