@@ -8,7 +8,6 @@ import { addReflection, bindServer, type CallContext, closeServer, DescriptorInd
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
-import { withBoundedErrors } from './error-bounds';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
@@ -40,8 +39,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
     'grpc.enable_channelz': 0,
   });
-  // Errors can quote the request (a multi-megabyte name); bounded, they always fit in gRPC trailers.
-  const handle = <Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary(method, withBoundedErrors(fn));
+  // unary() bounds every error (a multi-megabyte name quoted back still fits in gRPC trailers).
+  const handle = <Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary(method, fn);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
     listTools: handle('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
     getToolInfo: handle('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),

@@ -12,9 +12,10 @@ import {
   status as GrpcStatus,
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
-import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, toToolHubError } from '@toolhub/contracts';
+import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
+import { boundedError } from './error-bounds';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
 const DECODE_ERROR = Symbol('toolhub.decodeError');
@@ -75,9 +76,12 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
   return guarded as S;
 }
 
-/** The gRPC status error for any failure, with the ErrorInfo trailer. */
+/**
+ * The gRPC status error for any failure, with the ErrorInfo trailer. Bounded (see boundedError):
+ * errors may quote a huge request, and oversized trailers would cost the caller its connection.
+ */
 export function toGrpcError(err: unknown): ServerErrorResponse {
-  const e = toToolHubError(err);
+  const e = boundedError(err);
   const metadata = new Metadata();
   metadata.set(GRPC_ERROR_TRAILER, Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()));
   let details = e.message;

@@ -197,6 +197,16 @@ describe('registry', () => {
     expect(after.list).toEqual(before.list);
   });
 
+  it('answers an admin request quoting 300 KB of input with a short error, and the connection keeps working', async () => {
+    const err = await ops.call['getTool']!({ provider: 'local', name: 'n'.repeat(300_000) }).catch((e: { code: number; details: string; info?: ErrorInfo }) => e);
+    expect(err).toMatchObject({ code: status.INVALID_ARGUMENT });
+    const { details, info } = err as { details: string; info?: ErrorInfo };
+    expect(details.length).toBeLessThanOrEqual(2000);
+    expect(details).toMatch(/more characters cut/);
+    expect(info?.message).toBe(details);
+    await expect(ops.call['getPreloadList']!({})).resolves.toHaveProperty('list');
+  });
+
   it('imports an overlays file: importance, fallbacks and the preload list', async () => {
     const res = (await ops.call['importOverlays']!({
       content: 'preload: [local:echo_text]\ntools:\n  local:echo_text: { importance: core, fallbacks: [custom:greet] }\n',

@@ -1,5 +1,5 @@
 /**
- * Bounds the size of the errors the gRPC edge sends back. Error messages and details may quote
+ * Bounds the size of the errors every ToolHub gRPC service sends back (toGrpcError applies it). Error messages and details may quote
  * what the caller sent (a 3 MB "provider name", an oversized argument), and gRPC carries them in
  * trailers: status message and the `toolhub-error-bin` ErrorInfo. HTTP/2 peers refuse header
  * lists past about 64 KiB (Node's default), and grpc-js then neither delivers the status nor keeps
@@ -63,15 +63,4 @@ export function boundedError(err: unknown): ToolHubError {
     retryable: e.retryable,
     retryAfterMs: e.retryAfterMs,
   });
-}
-
-/** Wraps a handler so that whatever it throws leaves as a {@link boundedError}. */
-export function withBoundedErrors<Req, Res, Call>(fn: (req: Req, call: Call) => Promise<Res> | Res): (req: Req, call: Call) => Promise<Res> {
-  return async (req, call) => {
-    try {
-      return await fn(req, call);
-    } catch (err) {
-      throw boundedError(err);
-    }
-  };
 }
