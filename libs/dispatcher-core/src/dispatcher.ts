@@ -114,6 +114,8 @@ export class Dispatcher {
       const failed = inflight.replicaGone(provider, instance, reason);
       if (failed) dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls');
     });
+    // A graceful stop drains: the replica's calls may still answer, so they are not failed now.
+    providers.onReplicaStopping((provider, instance) => inflight.replicaStopping(provider, instance, resolved.adapterDrainMs));
     await dispatcher.metadata.listen(bus, (err) => dispatcher.log.warn({ err }, 'malformed invalidation event'));
     return dispatcher;
   }
@@ -334,8 +336,9 @@ export class Dispatcher {
   private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
     const tracked = this.inflight.begin(info.provider);
     try {
-      return await this.guardProvider(info.provider, () =>
-        Promise.race([
+      // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
+      return await Promise.race([
+        this.guardProvider(info.provider, () =>
           this.client.run(
             info.provider,
             { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: req.caller },
@@ -343,9 +346,9 @@ export class Dispatcher {
             // precise TIMEOUT reply wins over a generic bus timeout.
             { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: tracked.headers },
           ),
-          tracked.lost,
-        ]),
-      );
+        ),
+        tracked.lost,
+      ]);
     } finally {
       tracked.end();
     }

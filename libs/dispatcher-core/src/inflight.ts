@@ -1,7 +1,8 @@
 /**
  * Knows which adapter replica holds each in-flight run: the replica publishes its instance id to
  * the call's acknowledgement subject as soon as it accepts the call. When a replica dies, the calls
- * it held fail at once with UNAVAILABLE instead of hanging until their deadline.
+ * it held fail at once with UNAVAILABLE instead of hanging until their deadline; when a replica
+ * stops gracefully, its calls get the time it needs to finish them.
  *
  * A call that no replica has acknowledged yet when a replica of its provider dies may have been
  * delivered to the dead one (its ack died with it, or it never read the message). Such a call gets
@@ -108,6 +109,21 @@ export class InflightTracker {
     }
     if (unconfirmed.length > 0) this.failUnconfirmedLater(provider, unconfirmed, reason);
     return n;
+  }
+
+  /**
+   * The replica said it is stopping: it finishes the calls it holds (graceful shutdown), so they
+   * are left to answer; whatever it still holds after `drainMs` fails as lost (it was killed
+   * mid-drain, or its drain gave up).
+   */
+  replicaStopping(provider: string, instanceId: string, drainMs: number): void {
+    const timer = setTimeout(() => {
+      this.graceTimers.delete(timer);
+      const failed = this.replicaGone(provider, instanceId, `it was stopping and had not answered after ${drainMs} ms`);
+      if (failed > 0) this.onUnconfirmedFailed(provider, failed, 'stopping replica did not finish in time');
+    }, drainMs);
+    timer.unref();
+    this.graceTimers.add(timer);
   }
 
   get size(): number {

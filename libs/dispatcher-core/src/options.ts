@@ -24,6 +24,12 @@ export interface DispatcherOptions {
   retryMaxMs?: number;
   /** A provider replica is forgotten (and its in-flight calls failed) after this long without a heartbeat. @default 15000 */
   providerTtlMs?: number;
+  /**
+   * A replica that says it is stopping gets this long to finish the calls it holds (adapters drain
+   * for 10 s by default) before they fail as lost; a replica killed mid-drain costs its calls this
+   * wait. @default 15000
+   */
+  adapterDrainMs?: number;
   /** Cache TTL by importance, in ms. @default core 12 h, normal 4 h, low 1 h */
   ttlMs?: Partial<Record<ImportanceName, number>>;
   /** Warm the cache with the info of core-importance tools at start-up. @default true */
@@ -47,11 +53,13 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     retryBaseMs: options.retryBaseMs ?? 50,
     retryMaxMs: options.retryMaxMs ?? 1000,
     providerTtlMs: options.providerTtlMs ?? 15_000,
+    adapterDrainMs: options.adapterDrainMs ?? 15_000,
     ttlMs: { core: 12 * HOUR, normal: 4 * HOUR, low: HOUR, ...options.ttlMs },
     warmCoreTools: options.warmCoreTools ?? true,
   };
   const problems: string[] = [];
   if (resolved.defaultRunTimeoutMs > resolved.maxRunTimeoutMs) problems.push(`defaultRunTimeoutMs (${resolved.defaultRunTimeoutMs}) must not exceed maxRunTimeoutMs (${resolved.maxRunTimeoutMs})`);
+  if (!(resolved.adapterDrainMs >= 0)) problems.push(`adapterDrainMs must be at least 0, got ${resolved.adapterDrainMs}`);
   if (resolved.maxAttempts < 1) problems.push(`maxAttempts must be at least 1, got ${resolved.maxAttempts}`);
   if (resolved.maxConcurrentPerCaller < 1) problems.push(`maxConcurrentPerCaller must be at least 1, got ${resolved.maxConcurrentPerCaller}`);
   for (const [k, v] of Object.entries(resolved.ttlMs)) if (!(v > 0)) problems.push(`ttlMs.${k} must be positive, got ${v}`);

@@ -10,12 +10,15 @@ interface Replica {
   lastSeen: number;
 }
 
-/** Called when a replica stops (it said so) or misses heartbeats for longer than the TTL. */
+/** Called when a replica misses heartbeats for longer than the TTL (it died or is cut off). */
 export type ReplicaGoneListener = (provider: string, instanceId: string, reason: string) => void;
+/** Called when a replica says it is stopping: it takes no new calls and finishes the ones it holds. */
+export type ReplicaStoppingListener = (provider: string, instanceId: string) => void;
 
 export class ProviderDirectory {
   private readonly replicas = new Map<string, Map<string, Replica>>();
   private readonly goneListeners: ReplicaGoneListener[] = [];
+  private readonly stoppingListeners: ReplicaStoppingListener[] = [];
   private subscription?: Subscription;
   private sweepTimer?: NodeJS.Timeout;
 
@@ -45,6 +48,10 @@ export class ProviderDirectory {
     this.goneListeners.push(listener);
   }
 
+  onReplicaStopping(listener: ReplicaStoppingListener): void {
+    this.stoppingListeners.push(listener);
+  }
+
   /** Forgets replicas not heard from within the TTL. */
   sweep(now = Date.now()): void {
     for (const [provider, byInstance] of this.replicas) {
@@ -61,12 +68,12 @@ export class ProviderDirectory {
     for (const l of this.goneListeners) l(provider, instanceId, reason);
   }
 
-  /** Records one heartbeat; a replica that says it is stopping is dropped at once. */
+  /** Records one heartbeat; a replica that says it is stopping is dropped from the directory at once. */
   record(health: AdapterHealthResponse, now = Date.now()): void {
     let byInstance = this.replicas.get(health.provider);
     if (!byInstance) this.replicas.set(health.provider, (byInstance = new Map()));
     if (!health.healthy && health.detail === 'stopping') {
-      if (byInstance.delete(health.instanceId)) this.emitGone(health.provider, health.instanceId, 'stopping');
+      if (byInstance.delete(health.instanceId)) for (const l of this.stoppingListeners) l(health.provider, health.instanceId);
     } else byInstance.set(health.instanceId, { health, lastSeen: now });
   }
 
