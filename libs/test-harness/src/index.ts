@@ -6,6 +6,7 @@
 export { waitFor, type WaitForOptions } from './wait';
 export { canConnect, freePort, waitForPort } from './ports';
 export { killAllProcesses, scratchDir, spawnProcess, type ExitInfo, type SpawnOptions, type SpawnedProcess } from './process';
+export { containersWanted, startMongoContainer } from './containers';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
 export {
   ferretdbBinaryPath,

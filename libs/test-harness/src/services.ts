@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+import { containersWanted, startMongoContainer } from './containers';
 import { startNatsServer, type NatsServerHandle } from './nats';
 import { freePort, waitForPort } from './ports';
 import { scratchDir, spawnProcess, type SpawnedProcess } from './process';
@@ -15,6 +16,7 @@ import { scratchDir, spawnProcess, type SpawnedProcess } from './process';
 export interface ServerHandle {
   readonly url: string;
   readonly port: number;
+  /** The server's process id; -1 when it runs in a container. */
   readonly pid: number;
   output(): string;
   /** Graceful stop (SIGTERM). */
@@ -123,10 +125,13 @@ export async function redisUrl(): Promise<string> {
   return server.url;
 }
 
-/** MONGO_URL, or the URL of a private FerretDB started on first use. */
+/**
+ * MONGO_URL; else, started on first use, MongoDB in a container (testcontainers) where a Docker
+ * engine is there (see containersWanted), or a private FerretDB.
+ */
 export async function mongoUrl(): Promise<string> {
   if (process.env['MONGO_URL']) return process.env['MONGO_URL'];
-  const server = await shared(() => sharedMongo, (p) => (sharedMongo = p), () => startMongoServer());
+  const server = await shared(() => sharedMongo, (p) => (sharedMongo = p), () => (containersWanted() ? startMongoContainer() : startMongoServer()));
   return server.url;
 }
 
