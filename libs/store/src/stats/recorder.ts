@@ -11,7 +11,7 @@
  *   2. claim every record for B (insert-if-absent), then read the claims back: B counts exactly the
  *      records whose claim names B — everything else was counted, or is being counted, by another;
  *   3. finish any other batch named by those claims that is still stored (its writer crashed);
- *   4. per tool: read its stats; if the tool's `guard` lists B, skip (already applied); else fold
+ *   4. per tool: read its stats (all of B's tools in one query); if the tool's `guard` lists B, skip (already applied); else fold
  *      B's records in, add B to `guard`, and write with compare-and-set on `rev` (retry on conflict);
  *   5. delete B.
  *
@@ -133,9 +133,13 @@ export class CallRecorder {
       if (group) group.push(record);
       else byTool.set(record.t, [record]);
     }
+    // One query for every tool's current statistics (instead of one per tool); a tool whose
+    // document changes meanwhile fails its compare-and-set and is read again.
+    const prefetched = new Map<string, StatsDoc>();
+    if (byTool.size > 0) for (const doc of await this.stats.find({ _id: { $in: [...byTool.keys()] } })) prefetched.set(doc._id, doc);
     let applied = 0;
     for (const [toolId, group] of byTool) {
-      await this.apply(batch._id, toolId, group);
+      await this.apply(batch._id, toolId, group, prefetched.get(toolId) ?? null);
       if (original && ++applied === 1) this.crashPoint('first-tool-applied');
     }
     if (original) this.crashPoint('all-tools-applied');
@@ -143,10 +147,13 @@ export class CallRecorder {
     return mine;
   }
 
-  /** Folds `group` into the tool's stats unless batch `batchId` is already in its guard. */
-  private async apply(batchId: string, toolId: string, group: readonly CallRecord[]): Promise<void> {
+  /**
+   * Folds `group` into the tool's stats unless batch `batchId` is already in its guard. `known` is
+   * the tool's document as just read (null: none), used for the first attempt.
+   */
+  private async apply(batchId: string, toolId: string, group: readonly CallRecord[], known?: StatsDoc | null): Promise<void> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const current = await this.stats.get(toolId);
+      const current = attempt === 0 && known !== undefined ? (known ?? undefined) : await this.stats.get(toolId);
       if (current?.guard.some((g) => g.b === batchId)) return;
       const now = this.options.clock();
       const base = current ?? emptyStats(toolId);
