@@ -9,6 +9,7 @@ import { StoreError } from './errors';
 import type { ResolvedStoreOptions } from './options';
 import { type PreloadDoc, PreloadLists, toPreloadList } from './preload';
 import type { StatsDoc } from './stats/fold';
+import { packedStatsCollection, type StoredStatsDoc } from './stats/packing';
 import { StatsQueries } from './stats/queries';
 import { type BatchDoc, CallRecorder, type ClaimDoc } from './stats/recorder';
 import type {
@@ -41,11 +42,13 @@ export class DocumentRegistryStore implements RegistryStore {
     private readonly backend: Backend,
     options: ResolvedStoreOptions,
     private readonly description: string,
+    /** Store statistics' nested arrays as text (see stats/packing.ts): for backends that scan. */
+    packStatistics = false,
   ) {
     const clock = options.clock;
     this.catalog = new ToolCatalog(backend.collection<ToolDoc>('tools'), backend.collection<OverlayDoc>('overlays'), clock);
     this.preload = new PreloadLists(backend.collection<PreloadDoc>('preload_revisions'), clock);
-    const stats = backend.collection<StatsDoc>('tool_stats');
+    const stats = packStatistics ? packedStatsCollection(backend.collection<StoredStatsDoc>('tool_stats')) : backend.collection<StatsDoc>('tool_stats');
     this.recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), options);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
   }

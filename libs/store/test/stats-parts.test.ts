@@ -3,6 +3,7 @@ import { ErrorCode } from '@toolhub/contracts';
 import { LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
 import { failureClass, normalizeEvents } from '../src/stats/events';
 import { emptyStats, foldCalls } from '../src/stats/fold';
+import { packStats, unpackStats } from '../src/stats/packing';
 import { called } from '../src/testing';
 
 describe('failureClass', () => {
@@ -43,5 +44,37 @@ describe('foldCalls', () => {
     const doc = foldCalls(emptyStats('local:x'), normalizeEvents([called('old', 'local:x', { timestampUnixMs: now - 48 * 3_600_000 }), called('new', 'local:x')], now).records, now, 24);
     expect(doc.calls).toBe(2);
     expect(doc.hourly.map((h) => h.h)).toEqual([now]);
+  });
+});
+
+describe('stored statistics documents (packing)', () => {
+  const HOUR = 3_600_000;
+  const now = 200 * HOUR;
+  const doc = () => {
+    const records = [
+      { id: 'a', t: 'local:x', ok: true, c: '', l: 12, ts: now - 2 * HOUR, fb: false },
+      { id: 'b', t: 'local:x', ok: false, c: 'timeout', l: 900, ts: now, fb: true },
+    ];
+    return { ...foldCalls(emptyStats('local:x'), records, now, 168), guard: [{ b: 'batch1', at: now }], rev: 3 };
+  };
+
+  it('stores the hourly series and the guard as text and reads them back unchanged', () => {
+    const stored = packStats(doc());
+    expect(typeof stored.hourly).toBe('string');
+    expect(typeof stored.guard).toBe('string');
+    expect(stored.hourly).toBe(`[[${now - 2 * HOUR},1,1,0,12],[${now},1,0,1,900]]`);
+    expect(unpackStats(stored)).toEqual(doc());
+  });
+
+  it('reads documents stored by earlier versions, with arrays', () => {
+    const old = doc();
+    expect(unpackStats(old as never)).toEqual(old);
+  });
+
+  it('leaves out what a projection left out', () => {
+    const { guard: _guard, latency: _latency, ...listed } = packStats(doc());
+    const read = unpackStats(listed as never);
+    expect(read.guard).toBeUndefined();
+    expect(read.hourly).toEqual(doc().hourly);
   });
 });

@@ -33,7 +33,8 @@ const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,63}$/;
  */
 export class MongoRegistryStore extends DocumentRegistryStore {
   private constructor(backend: MongoBackend, options: ReturnType<typeof withStoreDefaults>, description: string) {
-    super(backend, options, description);
+    // FerretDB decodes every document on each lookup: compact statistics documents keep that cheap.
+    super(backend, options, description, true);
   }
 
   /**
