@@ -1,6 +1,6 @@
 /** Process-wide tracing set-up: one provider per process, however many services share it. */
 import { diag, trace, type Attributes, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { TelemetryError } from './errors';
 import { createOtlpExporter, parseExporterKind, StderrSpanExporter, type TraceExporterKind } from './exporters';
@@ -79,6 +79,7 @@ export function initTelemetry(options: TelemetryOptions): Telemetry {
     return createHandle(existing, options.serviceName, false);
   }
   const env = options.env ?? process.env;
+  const spanProcessors = [...exporterProcessors(options, env), ...(options.spanProcessors ?? [])];
   const provider = new NodeTracerProvider({
     resource: buildResource({
       serviceName: options.serviceName,
@@ -86,7 +87,11 @@ export function initTelemetry(options: TelemetryOptions): Telemetry {
       attributes: options.resourceAttributes,
       env,
     }),
-    spanProcessors: [...exporterProcessors(options, env), ...(options.spanProcessors ?? [])],
+    spanProcessors,
+    // Nothing exported here: record only the traces a caller samples. Spans this process starts
+    // itself stay non-recording — valid ids for log correlation and propagation, without the
+    // cost of recording (~40 µs per RunTool in the dispatcher). OTEL_TRACES_SAMPLER overrides.
+    ...(spanProcessors.length === 0 && !nonEmpty(env['OTEL_TRACES_SAMPLER']) ? { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) } : {}),
   });
   return createHandle(registerProvider(provider, 'sdk', options.serviceName), options.serviceName, true);
 }

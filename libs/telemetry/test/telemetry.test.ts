@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { initTelemetry, isTelemetryError, withSpan, type Telemetry } from '@toolhub/telemetry';
 import { setupTestTracing } from '@toolhub/telemetry/testing';
@@ -104,5 +104,37 @@ describe('initTelemetry', () => {
     const err = thrown(() => init({ exporter: 'jaeger' as never }));
     expect(isTelemetryError(err, 'invalid_option')).toBe(true);
     expect(String(err)).toContain('expected one of none, console, otlp');
+  });
+});
+
+describe('initTelemetry with nothing to export', () => {
+  let t: Telemetry | undefined;
+  afterEach(async () => {
+    await t?.shutdown();
+    t = undefined;
+  });
+
+  it("does not record the spans it starts itself, but gives them valid ids for logs and propagation", () => {
+    t = initTelemetry({ serviceName: 'dispatcher', env: {} });
+    const span = t.getTracer().startSpan('root');
+    expect(span.isRecording()).toBe(false);
+    expect(trace.isSpanContextValid(span.spanContext())).toBe(true);
+    span.end();
+  });
+
+  it('records a span whose remote parent is sampled, so a traced caller keeps its whole trace', () => {
+    t = initTelemetry({ serviceName: 'dispatcher', env: {} });
+    const parent = trace.setSpanContext(context.active(), { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    const span = t.getTracer().startSpan('child', {}, parent);
+    expect(span.isRecording()).toBe(true);
+    expect(span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    span.end();
+  });
+
+  it('leaves the choice to OTEL_TRACES_SAMPLER when it is set', () => {
+    t = initTelemetry({ serviceName: 'dispatcher', env: { OTEL_TRACES_SAMPLER: 'always_on' } });
+    const span = t.getTracer().startSpan('root');
+    expect(span.isRecording()).toBe(true);
+    span.end();
   });
 });
