@@ -7,9 +7,11 @@
  */
 
 import { Importance, type SearchToolsRequest, type ToolCalled, toToolName, type ToolInfo } from '@toolhub/contracts';
+import { seededRandom } from '@toolhub/test-harness';
 
 // Shared data access of the benchmarks (same files, same results folder).
 export { DATA_DIR, readJsonl, REPO_ROOT, writeResult } from '../search/data';
+export { percentiles, table } from '../search/metrics';
 import { readJsonl } from '../search/data';
 
 /** `@toolsdk.ai/aws-ses-mcp` → `toolsdk-ai-aws-ses-mcp`: a valid provider name (≤ 32 characters). */
@@ -113,24 +115,12 @@ export function searchWorkload(tools: readonly ToolInfo[], total: number): Array
   return out.map((w, i) => ({ w, k: (i * 7919) % out.length })).sort((a, b) => a.k - b.k).map((x) => x.w);
 }
 
-/** A deterministic PRNG (mulberry32), so every run publishes the same events. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `count` tool.called events over `tools`, the tool of each drawn from a Zipf law (exponent `s`,
  * rank 1 most called); 5% tool errors, 1% timeouts; latencies 5–500 ms, long-tailed.
  */
 export function callEvents(tools: readonly ToolInfo[], count: number, runId: string, s = 1): ToolCalled[] {
-  const random = prng(42);
+  const random = seededRandom(42); // every run publishes the same events
   const weights = tools.map((_, i) => 1 / (i + 1) ** s);
   const cumulative: number[] = [];
   let sum = 0;
@@ -165,18 +155,4 @@ export function callEvents(tools: readonly ToolInfo[], count: number, runId: str
       timestampUnixMs: now - (count - i),
     };
   });
-}
-
-/** p50/p95/p99/max/mean in milliseconds from samples in nanoseconds. */
-export function percentiles(samplesNs: readonly number[]): { p50: number; p95: number; p99: number; max: number; mean: number } {
-  const ms = samplesNs.map((s) => s / 1e6).sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))] ?? 0;
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { p50: r(at(0.5)), p95: r(at(0.95)), p99: r(at(0.99)), max: r(ms[ms.length - 1] ?? 0), mean: r(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)) };
-}
-
-/** A Markdown table. */
-export function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
-  const line = (cells: ReadonlyArray<string | number>) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }

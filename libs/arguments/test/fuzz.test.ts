@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 
 import { ArgumentValidator } from '@toolhub/arguments';
 import { findToolHubError } from '@toolhub/contracts';
+import { seededRandom } from '@toolhub/test-harness';
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -24,17 +25,6 @@ interface Row {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Schema = Record<string, unknown>;
-
-/** mulberry32: small, seeded, reproducible. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)]!;
@@ -167,7 +157,7 @@ describe('validateAndRepair over real MCP tool schemas', () => {
     const validator = new ArgumentValidator();
     const outcomes = { valid: 0, repaired: 0, rejected: 0, unchecked: 0, independentlyChecked: 0 };
     const failures: string[] = [];
-    const r = rng(20240131);
+    const r = seededRandom(20240131);
     rows.forEach((row, index) => {
       const toolId = `${row.server}:${row.name}`;
       const independent = independentValidator(row.inputSchema);

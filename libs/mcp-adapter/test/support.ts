@@ -3,7 +3,7 @@
  * every line, run contexts with deadlines, and the child processes of this test process (`ps`).
  */
 import type { RunContext } from '@toolhub/adapter-sdk';
-import { execFileSync } from 'node:child_process';
+import { childrenOf, isAlive, type ProcessRow } from '@toolhub/test-harness';
 import { dirname, join } from 'node:path';
 
 import type { McpLogger } from '../src';
@@ -30,40 +30,12 @@ export function runContext(timeoutMs: number): RunContext {
   return { signal: AbortSignal.timeout(timeoutMs), deadline: Date.now() + timeoutMs, caller: 'test', idempotencyKey: '' };
 }
 
-export interface ChildProcessRow {
-  pid: number;
-  stat: string;
-  args: string;
+/** Direct children of this test process (`ps --ppid`). */
+export function childProcesses(): ProcessRow[] {
+  return childrenOf(process.pid);
 }
 
-/** Direct children of this process, from `ps --ppid` (without that `ps` itself). */
-export function childProcesses(): ChildProcessRow[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'pid=,stat=,args='], { encoding: 'utf8' });
-  } catch {
-    return []; // ps exits 1 when nothing matches
-  }
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .map((l) => {
-      const [pid, stat, ...args] = l.split(/\s+/);
-      return { pid: Number(pid), stat: stat ?? '', args: args.join(' ') };
-    })
-    .filter((c) => !c.args.startsWith('ps --ppid'));
-}
-
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isAlive };
 
 /** The text of a result's blocks, joined. */
 export function textOf(result: { content: Array<{ text?: string }> }): string {

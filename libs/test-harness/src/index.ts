@@ -6,7 +6,9 @@
 export { waitFor, type WaitForOptions } from './wait';
 export { canConnect, freePort, waitForPort } from './ports';
 export { killAllProcesses, scratchDir, spawnProcess, type ExitInfo, type SpawnOptions, type SpawnedProcess } from './process';
+export { childrenOf, isAlive, type ProcessRow } from './children';
 export { containersWanted, startMongoContainer } from './containers';
+export { seededRandom } from './random';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
 export {
   ferretdbBinaryPath,

@@ -16,6 +16,7 @@ import {
   SearchToolsRequest,
   ToolHubService,
 } from '@toolhub/contracts';
+import { seededRandom } from '@toolhub/test-harness';
 
 const SEED = 0x70011b;
 /** Deadline of every request that is not about absurd deadlines. */
@@ -29,18 +30,6 @@ const METHODS = Object.keys(ToolHubService) as Method[];
 // ---------------------------------------------------------------------------------------------
 // Deterministic generation
 // ---------------------------------------------------------------------------------------------
-
-/** mulberry32: a tiny seeded PRNG, so every run sends the same requests. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Case {
   id: number;
@@ -62,7 +51,7 @@ export interface Case {
 class Gen {
   readonly r: () => number;
   constructor(seed: number) {
-    this.r = mulberry32(seed);
+    this.r = seededRandom(seed);
   }
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.r() * (hi - lo + 1));

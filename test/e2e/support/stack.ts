@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the end-to-end tests: each ToolHub app started as its own Node process (the
  * registry on MongoDB with a database and stats consumer of its own), an agent's gRPC client with
- * every ToolHub method, a registry admin client, and the child processes of a process (`ps --ppid`).
+ * every ToolHub method and a registry admin client.
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -21,13 +21,13 @@ import {
   type ToolStats,
 } from '@toolhub/contracts';
 import { freePort, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 
 import { type CallError, connectClient, type TestClient } from '../../../libs/dispatcher-core/test/support/grpc-client';
 
 export { failure } from '../../../libs/dispatcher-core/test/support/grpc-client';
+export { childrenOf, isAlive, type ProcessRow } from '@toolhub/test-harness';
 
 /** The repository root. */
 const ROOT = join(__dirname, '../../..');
@@ -185,40 +185,6 @@ export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds
   }
   await waitFor(() => admin.getToolStats(marker.toolId), { timeoutMs, intervalMs: 100, message: 'the registry to catch up with the event stream' });
   return new Map(await Promise.all(toolIds.map(async (id) => [id, await admin.getToolStats(id)] as const)));
-}
-
-export interface ProcessRow {
-  pid: number;
-  stat: string;
-  args: string;
-}
-
-/** Direct children of `pid`, from `ps --ppid` (the `ps` itself is a child of this process, not of `pid`). */
-export function childrenOf(pid: number): ProcessRow[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,stat=,args='], { encoding: 'utf8' });
-  } catch {
-    return []; // ps exits 1 when nothing matches
-  }
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .map((l) => {
-      const [p, stat, ...args] = l.split(/\s+/);
-      return { pid: Number(p), stat: stat ?? '', args: args.join(' ') };
-    });
-}
-
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The text of a run's content blocks, joined. */
