@@ -154,6 +154,7 @@ export {
   isToolHubError,
   toToolHubError,
 } from './errors';
+export { boundedError, MAX_ERROR_MESSAGE_CHARS } from './error-bounds';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';

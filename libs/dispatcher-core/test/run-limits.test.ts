@@ -1,7 +1,7 @@
 /** Huge identifiers at the gRPC edge: refused or quoted back short, and the connection survives. */
 import { status } from '@grpc/grpc-js';
 import { InProcessBus } from '@toolhub/bus';
-import { MAX_ERROR_MESSAGE_CHARS } from '@toolhub/grpc-edge';
+import { MAX_ERROR_MESSAGE_CHARS } from '@toolhub/contracts';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
 import { checkRunStrings } from '../src/arguments';

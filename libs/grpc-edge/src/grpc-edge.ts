@@ -12,10 +12,8 @@ import {
   status as GrpcStatus,
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
-import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
+import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
-
-import { boundedError } from './error-bounds';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
 const DECODE_ERROR = Symbol('toolhub.decodeError');

@@ -1,5 +1,4 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, guardedServiceDefinition, toGrpcError, unary } from './grpc-edge';
-export { boundedError, clip, MAX_ERROR_MESSAGE_CHARS } from './error-bounds';
 export { addReflection, DescriptorIndex } from './reflection';
 export { bindServer, closeServer } from './serve';

@@ -1,11 +1,13 @@
 /**
- * Bounds the size of the errors every ToolHub gRPC service sends back (toGrpcError applies it). Error messages and details may quote
- * what the caller sent (a 3 MB "provider name", an oversized argument), and gRPC carries them in
- * trailers: status message and the `toolhub-error-bin` ErrorInfo. HTTP/2 peers refuse header
- * lists past about 64 KiB (Node's default), and grpc-js then neither delivers the status nor keeps
- * the connection: the call hangs until its deadline and every other call on the connection drops.
+ * Bounds the size of the errors ToolHub sends: over gRPC (grpc-edge's toGrpcError) and over the bus
+ * (adapter replies). Error messages and details may quote what the caller sent (a 3 MB "provider
+ * name", an oversized argument). gRPC carries them in trailers, and HTTP/2 peers refuse header lists
+ * past about 64 KiB (Node's default): grpc-js then neither delivers the status nor keeps the
+ * connection, so the call hangs until its deadline and every other call on the connection drops.
+ * On the bus, a reply past the payload limit is replaced by a bare "too large" error.
  */
-import { type AppliedFix, type FieldViolation, ToolHubError, toToolHubError } from '@toolhub/contracts';
+import { ToolHubError, toToolHubError } from './errors';
+import type { AppliedFix, FieldViolation } from './gen/toolhub/v1/errors';
 
 /** Longest error message, in characters (UTF-16 units). */
 export const MAX_ERROR_MESSAGE_CHARS = 2000;
