@@ -18,6 +18,7 @@ import {
   AdapterRunResponse,
   adapterSubject,
   assertProviderName,
+  assertRunIdentifiers,
   CatalogAnnouncement,
   contentHash,
   HEADER_ACK_SUBJECT,
@@ -71,8 +72,6 @@ export function catalogVersion(tools: ReadonlyArray<{ name: string; version: str
 }
 
 const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
-/** Longest idempotency key accepted. */
-const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 /** Room left in a reply for its headers (trace context, request id, service-error headers). */
 const REPLY_HEADROOM_BYTES = 8 * 1024;
 const tracer = trace.getTracer('@toolhub/adapter-sdk');
@@ -191,12 +190,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       async (span) => {
         try {
           const exec = () => runOnce(msg, req);
-          if (req.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_CHARS) {
-            // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
-            throw ToolHubError.invalidArgument(`idempotency_key is ${req.idempotencyKey.length} characters long; the limit is ${MAX_IDEMPOTENCY_KEY_CHARS}. Send a UUID.`, [
-              { field: 'idempotency_key', message: 'too long', expected: `at most ${MAX_IDEMPOTENCY_KEY_CHARS} characters` },
-            ]);
-          }
+          // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
+          assertRunIdentifiers(req);
           return await (req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec());
         } catch (err) {
           span.recordException(err as Error);

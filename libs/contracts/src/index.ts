@@ -155,6 +155,7 @@ export {
   toToolHubError,
 } from './errors';
 export { boundedError, MAX_ERROR_MESSAGE_CHARS } from './error-bounds';
+export { assertRunIdentifiers, MAX_RUN_IDENTIFIER_CHARS, type RunIdentifiers } from './run-identifiers';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';

@@ -14,6 +14,7 @@ import {
   type AdapterListResponse,
   type AppliedFix,
   assertProviderName,
+  assertRunIdentifiers,
   assertToolName,
   type Category,
   ErrorCode,
@@ -43,7 +44,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { checkArgumentDepth, checkRunStrings } from './arguments';
+import { checkArgumentDepth } from './arguments';
 import { CallEventPublisher } from './call-events';
 import { InflightTracker } from './inflight';
 import { CallerLimiter } from './limits';
@@ -177,7 +178,7 @@ export class Dispatcher {
       try {
         const args = req.arguments ?? {};
         checkArgumentDepth(args, this.options.maxArgumentDepth);
-        checkRunStrings(req);
+        assertRunIdentifiers(req);
         release = this.limiter.acquire(req.caller);
         const primary = await this.resolveTool(req.provider, req.name, call);
         const info = primary.tool!;

@@ -4,7 +4,7 @@
  */
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
-import { addReflection, bindServer, type CallContext, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
@@ -39,16 +39,14 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
     'grpc.enable_channelz': 0,
   });
-  // unary() bounds every error (a multi-megabyte name quoted back still fits in gRPC trailers).
-  const handle = <Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary(method, fn);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
-    listTools: handle('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
-    getToolInfo: handle('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
-    runTool: handle('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
-    listProviders: handle('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
-    getStatus: handle('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
-    searchTools: handle('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
-    getPreloadSet: handle('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
+    listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
+    getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
+    runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
+    listProviders: unary('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
+    getStatus: unary('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
+    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
+    getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

@@ -4,20 +4,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { MAX_ERROR_MESSAGE_CHARS } from '@toolhub/contracts';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
-import { checkRunStrings } from '../src/arguments';
 import { connectClient, failure, type TestClient } from './support/grpc-client';
-
-describe('checkRunStrings', () => {
-  const ok = { idempotencyKey: '', caller: '', expectedVersion: '' };
-
-  it('accepts identifiers up to 256 characters', () => {
-    expect(() => checkRunStrings({ ...ok, idempotencyKey: 'k'.repeat(256), caller: 'agent-7', expectedVersion: 'v1' })).not.toThrow();
-  });
-
-  it.each(['idempotencyKey', 'caller', 'expectedVersion'] as const)('refuses a %s of 257 characters, naming the field', (key) => {
-    expect(() => checkRunStrings({ ...ok, [key]: 'x'.repeat(257) })).toThrow(/ is 257 characters long; the limit is 256/);
-  });
-});
 
 describe('the gRPC edge with huge identifiers', () => {
   let bus: InProcessBus;
