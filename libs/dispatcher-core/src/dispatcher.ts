@@ -116,7 +116,11 @@ export class Dispatcher {
       if (failed) dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls');
     });
     // A graceful stop drains: the replica's calls may still answer, so they are not failed now.
-    providers.onReplicaStopping((provider, instance) => inflight.replicaStopping(provider, instance, resolved.adapterDrainMs));
+    providers.onReplicaStopping((provider, instance) =>
+      inflight.replicaStopping(provider, instance, resolved.adapterDrainMs, (failed) =>
+        dispatcher.log.warn({ provider, instance, failed, drainMs: resolved.adapterDrainMs }, 'stopping adapter replica did not finish its calls in time; failed them'),
+      ),
+    );
     await dispatcher.metadata.listen(bus, (err) => dispatcher.log.warn({ err }, 'malformed invalidation event'));
     return dispatcher;
   }

@@ -96,14 +96,7 @@ export class InflightTracker {
       if (call.instanceId === undefined) unconfirmed.push(id);
       else if (call.instanceId === instanceId) {
         this.calls.delete(id);
-        call.fail(
-          new ToolHubError(
-            'unavailable',
-            `The ${provider} adapter replica running this call went away (${reason}) before it answered. ` +
-              'The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.',
-            { retryable: false },
-          ),
-        );
+        call.fail(lostCall(`The ${provider} adapter replica running this call went away (${reason}) before it answered.`));
         n++;
       }
     }
@@ -116,11 +109,11 @@ export class InflightTracker {
    * are left to answer; whatever it still holds after `drainMs` fails as lost (it was killed
    * mid-drain, or its drain gave up).
    */
-  replicaStopping(provider: string, instanceId: string, drainMs: number): void {
+  replicaStopping(provider: string, instanceId: string, drainMs: number, onFailed: (failed: number) => void = () => {}): void {
     const timer = setTimeout(() => {
       this.graceTimers.delete(timer);
       const failed = this.replicaGone(provider, instanceId, `it was stopping and had not answered after ${drainMs} ms`);
-      if (failed > 0) this.onUnconfirmedFailed(provider, failed, 'stopping replica did not finish in time');
+      if (failed > 0) onFailed(failed);
     }, drainMs);
     timer.unref();
     this.graceTimers.add(timer);
@@ -144,14 +137,7 @@ export class InflightTracker {
         const call = this.calls.get(id);
         if (!call || call.instanceId !== undefined) continue; // answered, or a live replica has it
         this.calls.delete(id);
-        call.fail(
-          new ToolHubError(
-            'unavailable',
-            `A ${provider} adapter replica went away (${reason}) and no replica confirmed this call within ${this.ackGraceMs} ms, so the lost replica probably held it. ` +
-              'The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.',
-            { retryable: false },
-          ),
-        );
+        call.fail(lostCall(`A ${provider} adapter replica went away (${reason}) and no replica confirmed this call within ${this.ackGraceMs} ms, so the lost replica probably held it.`));
         n++;
       }
       if (n > 0) this.onUnconfirmedFailed(provider, n, reason);
@@ -159,4 +145,9 @@ export class InflightTracker {
     timer.unref();
     this.graceTimers.add(timer);
   }
+}
+
+/** The error of a call whose replica was lost: whether the tool ran is unknown, so it is not retried. */
+function lostCall(what: string): ToolHubError {
+  return new ToolHubError('unavailable', `${what} The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.`, { retryable: false });
 }
