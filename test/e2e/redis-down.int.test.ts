@@ -1,8 +1,10 @@
 /**
  * Redis killed mid-run: the dispatcher (its own process, REDIS_URL to a private redis-server) keeps
  * answering GetToolInfo / ListTools / RunTool while Redis is SIGKILLed and restarted. No call
- * fails; the dispatcher logs once that the cache is down, GetStatus shows it in the health detail
- * meanwhile, and the cache is used again once Redis is back.
+ * fails; the dispatcher logs once per outage that the cache is down (a busy machine may make the
+ * cache flap more than once around the kill, so the test checks that down and available lines
+ * alternate rather than counting them), GetStatus shows it in the health detail meanwhile, and the
+ * cache is used again once Redis is back.
  *
  * So that Redis is really in use around the kill (not just the in-process L1 in front of it), the
  * test publishes tool.invalidated events throughout: each evicts a tool from both tiers, so the
@@ -89,7 +91,7 @@ describe('Redis killed mid-run, as separate processes', () => {
     await natsServer?.dispose();
   });
 
-  it('fails no call while Redis dies and comes back, and says once that the cache is down', async () => {
+  it('fails no call while Redis dies and comes back, and says once per outage that the cache is down', async () => {
     let phase = 'redis up';
     let done = 0;
     let finished = false;
@@ -145,7 +147,7 @@ describe('Redis killed mid-run, as separate processes', () => {
         const down = await waitFor(async () => {
           const s = await getStatus();
           return s.cacheHealthy ? undefined : s;
-        }, { timeoutMs: 5000, message: 'GetStatus to report the cache down' });
+        }, { timeoutMs: 15_000, message: 'GetStatus to report the cache down' });
         const mark = done;
         await waitFor(() => done >= mark + PHASE_CALLS, { timeoutMs: 30_000, message: 'calls with Redis down' });
         redis = await startRedisServer({ port: redis.port });
@@ -190,14 +192,22 @@ describe('Redis killed mid-run, as separate processes', () => {
 
     const output = dispatcher!.output();
     const downLines = output.split('\n').filter((l) => l.includes('redis cache down'));
+    // One line per state change: down and available alternate, starting with down and ending with
+    // available. Their number depends on how often the cache flapped, which a loaded machine decides.
+    const transitions = output
+      .split('\n')
+      .map((l) => (l.includes('redis cache down') ? 'down' : l.includes('redis cache available') ? 'up' : undefined))
+      .filter((t) => t !== undefined);
+    const alternates = transitions.every((t, i) => t === (i % 2 === 0 ? 'down' : 'up'));
     process.stdout.write(`redis-down report: ${JSON.stringify({ calls: done, perPhase, evictions, failures: failures.length, downLogLines: downLines.length, keysAfter: keys.length, ...details })}\n`);
 
     expect(failures).toEqual([]);
     expect(Object.keys(perPhase)).toEqual(expect.arrayContaining(['redis up', 'redis down', 'redis back']));
     expect(details['downDetail']).toMatch(/down since/);
     expect(details['upDetail']).toMatch(/redis ready/);
-    expect(downLines).toHaveLength(1);
-    expect(output).toMatch(/redis cache available/);
+    expect(downLines.length).toBeGreaterThanOrEqual(1);
+    expect({ transitions, alternates }).toEqual({ transitions, alternates: true });
+    expect(transitions.at(-1)).toBe('up');
     expect(keys.length).toBeGreaterThan(0);
     expect(dispatcher!.child.exitCode).toBeNull();
   }, 100_000);
