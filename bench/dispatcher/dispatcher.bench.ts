@@ -177,7 +177,7 @@ async function main(): Promise<void> {
 
     const runTool = (name: string) =>
       new Promise<RunToolResponse>((ok, fail) => {
-        const req = { provider: BENCH_PROVIDER, name, arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' };
+        const req = { provider: BENCH_PROVIDER, name, arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
         grpc.runTool(req, new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
       });
     const getToolInfo = (name: string) =>
@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     const core = local;
     const callContext = () => ({ deadline: Date.now() + DEADLINE_MS, requestId: 'bench' });
     const viaCore = async (): Promise<void> => {
-      const res = await core.runTool({ provider: BENCH_PROVIDER, name: 'noop', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }, callContext());
+      const res = await core.runTool({ provider: BENCH_PROVIDER, name: 'noop', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' }, callContext());
       if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error('noop failed in the in-process dispatcher');
     };
     const ctx = { signal: new AbortController().signal, deadline: Date.now() + 3_600_000, caller: '', idempotencyKey: '' };

@@ -88,7 +88,7 @@ export type SearchKind = 'tool name words' | 'description words' | 'natural lang
  */
 export function searchWorkload(tools: readonly ToolInfo[], total: number): Array<{ kind: SearchKind; request: SearchToolsRequest }> {
   const share = (f: number) => Math.round(total * f);
-  const req = (queries: string[]): SearchToolsRequest => ({ queries, provider: '', path: '', limit: 10 });
+  const req = (queries: string[]): SearchToolsRequest => ({ queries, provider: '', path: '', limit: 10, mode: 0, explain: false });
   const names = stride(tools, share(0.25)).map((t) => t.name.replace(/_/g, ' '));
   const english = tools.filter((t) => /^[\x20-\x7e]{20,}/.test(t.description));
   const descriptions = stride(english, share(0.25)).map((t) => t.description.split(/\s+/).slice(0, 6).join(' '));
@@ -153,6 +153,7 @@ export function callEvents(tools: readonly ToolInfo[], count: number, runId: str
       fallbackUsed: '',
       caller: `agent-${i % 16}`,
       timestampUnixMs: now - (count - i),
+      searchId: '',
     };
   });
 }

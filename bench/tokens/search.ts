@@ -36,8 +36,8 @@ function keywordSearch(tools: readonly ToolInfo[]): BenchSearch {
       const hits = [...scores.values()]
         .sort((a, b) => b.score - a.score || a.t.id.localeCompare(b.t.id))
         .slice(0, req.limit || 10)
-        .map(({ t, score, q }) => ({ id: t.id, provider: t.provider, name: t.name, path: t.path, summary: t.description.split(/(?<=\.)\s/)[0] ?? '', score, queryIndexes: q }));
-      return { hits, suggestions: [] };
+        .map(({ t, score, q }) => ({ id: t.id, provider: t.provider, name: t.name, path: t.path, summary: t.description.split(/(?<=\.)\s/)[0] ?? '', score, queryIndexes: q, matchedOn: '' }));
+      return { hits, suggestions: [], searchId: '', mode: 0, note: '' };
     },
   };
 }

@@ -45,7 +45,7 @@ function catalogApi(byId: Map<string, ToolInfo>, search: BenchSearch, preload: P
       return { tool };
     },
     runTool: async ({ provider, name }) => ({ status: RunStatus.RUN_STATUS_OK, content: [{ text: 'ok' }], fixes: [], attempts: 1, servedBy: `${provider}:${name}`, latencyMs: 0 }),
-    searchTools: async (req) => search.search({ queries: req.queries ?? [], provider: req.provider ?? '', path: req.path ?? '', limit: req.limit ?? 0 }),
+    searchTools: async (req) => search.search({ queries: req.queries ?? [], provider: req.provider ?? '', path: req.path ?? '', limit: req.limit ?? 0, mode: req.mode ?? 0, explain: req.explain ?? false }),
     getPreloadSet: async () => ({ tools: preload, fingerprint: '', rendered: '' }),
     listProviders: async () => ({ providers: [] }),
   };

@@ -46,7 +46,7 @@ describe('registry durability under SIGKILL', () => {
         for (let i = from; i < to; i += 250) {
           await Promise.all(
             Array.from({ length: Math.min(250, to - i) }, (_, k) => {
-              const e: ToolCalled = { eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now() };
+              const e: ToolCalled = { eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now(), searchId: '' };
               return bus.publishEvent(eventSubject('tool.called', 'durable'), ToolCalled.encode(e).finish(), { msgId: e.eventId });
             }),
           );

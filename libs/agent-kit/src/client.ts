@@ -131,6 +131,7 @@ export class ToolHubAgentClient implements ToolHubApi {
       idempotencyKey: request.idempotencyKey || (this.options.autoIdempotencyKey ? randomUUID() : ''),
       expectedVersion: request.expectedVersion ?? '',
       caller: request.caller || this.options.caller,
+      searchId: request.searchId ?? '',
     };
     const deadlineMs = timeoutMs > 0 ? timeoutMs + this.options.runDeadlineSlackMs : this.options.runDeadlineMs;
     return this.call('RunTool', this.raw.runTool.bind(this.raw) as RawUnary<RunToolRequest, RunToolResponse>, req, deadlineMs, options);
@@ -138,7 +139,7 @@ export class ToolHubAgentClient implements ToolHubApi {
 
   /** Ranked keyword search; several queries in one call. */
   searchTools(request: Partial<SearchToolsRequest>, options?: CallOptions): Promise<SearchToolsResponse> {
-    const req: SearchToolsRequest = { queries: request.queries ?? [], provider: request.provider ?? '', path: request.path ?? '', limit: request.limit ?? 0 };
+    const req: SearchToolsRequest = { queries: request.queries ?? [], provider: request.provider ?? '', path: request.path ?? '', limit: request.limit ?? 0, mode: request.mode ?? 0, explain: request.explain ?? false };
     return this.call('SearchTools', this.raw.searchTools.bind(this.raw) as RawUnary<SearchToolsRequest, SearchToolsResponse>, req, this.options.deadlineMs, options);
   }
 

@@ -47,7 +47,7 @@ describe('ToolHubAgentClient', () => {
   });
 
   it('serves SearchTools and GetPreloadSet once the server implements them', async () => {
-    fake.handlers.searchTools = (req) => ({ hits: [{ id: 'local:file_read', provider: 'local', name: 'file_read', path: 'file', summary: `for ${req.queries.join('+')}`, score: 1, queryIndexes: [0] }], suggestions: [] });
+    fake.handlers.searchTools = (req) => ({ hits: [{ id: 'local:file_read', provider: 'local', name: 'file_read', path: 'file', summary: `for ${req.queries.join('+')}`, score: 1, queryIndexes: [0], matchedOn: '' }], suggestions: [], searchId: '', mode: 0, note: '' });
     fake.handlers.getPreloadSet = (req) => ({ tools: [], fingerprint: `f${req.format}`, rendered: '[]' });
     expect((await client.searchTools({ queries: ['read', 'file'], limit: 3 })).hits[0]?.summary).toBe('for read+file');
     expect((await client.getPreloadSet({ format: PreloadFormat.PRELOAD_FORMAT_MCP })).fingerprint).toBe(`f${PreloadFormat.PRELOAD_FORMAT_MCP}`);

@@ -137,13 +137,16 @@ describe('executing against a server with search and a preload set', () => {
     fake = await startFakeServer({
       searchTools: (req) =>
         req.queries.includes('nothing')
-          ? { hits: [], suggestions: ['clock_now'] }
+          ? { hits: [], suggestions: ['clock_now'], searchId: '', mode: 0, note: '' }
           : {
               hits: [
-                { id: 'local:clock_now', provider: 'local', name: 'clock_now', path: 'time', summary: 'The current time in any IANA zone.\nMore text.', score: 2, queryIndexes: [0] },
-                { id: 'web:time_lookup', provider: 'web', name: 'time_lookup', path: '', summary: 'Looks up times.', score: 1, queryIndexes: [1] },
+                { id: 'local:clock_now', provider: 'local', name: 'clock_now', path: 'time', summary: 'The current time in any IANA zone.\nMore text.', score: 2, queryIndexes: [0], matchedOn: '' },
+                { id: 'web:time_lookup', provider: 'web', name: 'time_lookup', path: '', summary: 'Looks up times.', score: 1, queryIndexes: [1], matchedOn: '' },
               ],
               suggestions: [],
+              searchId: '',
+              mode: 0,
+              note: '',
             },
       getToolInfo: (req) => {
         throw ToolHubError.notFound(`No tool ${req.name}.`, ['clock_now'], 'time');

@@ -21,8 +21,11 @@ describe('meta-tools over MCP', () => {
   beforeAll(async () => {
     fake = await startFakeServer({
       searchTools: (req) => ({
-        hits: [{ id: 'local:text_count', provider: 'local', name: 'text_count', path: 'text', summary: `Count words (${req.queries.join(', ')}).`, score: 3, queryIndexes: [0] }],
+        hits: [{ id: 'local:text_count', provider: 'local', name: 'text_count', path: 'text', summary: `Count words (${req.queries.join(', ')}).`, score: 3, queryIndexes: [0], matchedOn: '' }],
         suggestions: [],
+        searchId: '',
+        mode: 0,
+        note: '',
       }),
     });
     hub = await ToolHubAgentClient.connect(fake.address);

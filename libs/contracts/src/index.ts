@@ -27,6 +27,7 @@ export {
   RunToolResponse,
   RunStatus,
   SearchToolsRequest,
+  SearchMode,
   SearchToolsResponse,
   SearchHit,
   PreloadFormat,

@@ -218,6 +218,7 @@ export class Dispatcher {
           fallbackUsed: outcome.fallback,
           caller: req.caller,
           timestampUnixMs: started,
+          searchId: req.searchId,
         });
       }
     });

@@ -17,6 +17,7 @@ const event = (n: number): ToolCalled => ({
   fallbackUsed: '',
   caller: '',
   timestampUnixMs: 0,
+  searchId: '',
 });
 
 /** A bus that records publishEvent calls and fails the first `failures` of them. */

@@ -111,7 +111,7 @@ describe('registry', () => {
 
   it('mirrors an adapter catalog and searches it', async () => {
     const hits = await new Promise<{ hits: Array<{ id: string }> }>((resolve, reject) =>
-      agent.raw.searchTools({ queries: ['count words'], provider: '', path: '', limit: 5 }, (err, r) => (err ? reject(err) : resolve(r))),
+      agent.raw.searchTools({ queries: ['count words'], provider: '', path: '', limit: 5, mode: 0, explain: false }, (err, r) => (err ? reject(err) : resolve(r))),
     );
     expect(hits.hits[0]?.id).toBe('local:count_words');
   });

@@ -3,7 +3,7 @@
  * kept current by upserts and removals (no rebuild), built on MiniSearch (BM25+ with field
  * boosts, prefix and fuzzy matching).
  */
-import { closestMatches, isWithinPath, type SearchHit, type SearchToolsResponse, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
+import { closestMatches, isWithinPath, type SearchHit, SearchMode, type SearchToolsResponse, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
 import MiniSearch from 'minisearch';
 
 import { type Analyzer, createAnalyzer } from './analyzer';
@@ -208,8 +208,9 @@ export class ToolSearchIndex {
   search(request: ToolSearchRequest): SearchToolsResponse {
     const req = checkRequest(request, this.options);
     const hits = this.rank(req);
-    if (hits.length > 0) return { hits, suggestions: [] };
-    return { hits, suggestions: this.suggest(req) };
+    const answer = { searchId: '', mode: SearchMode.SEARCH_MODE_LEXICAL, note: '' };
+    if (hits.length > 0) return { hits, suggestions: [], ...answer };
+    return { hits, suggestions: this.suggest(req), ...answer };
   }
 
   private rank(req: CheckedRequest): SearchHit[] {
@@ -262,7 +263,7 @@ export class ToolSearchIndex {
     const top = ranked[0]?.score ?? 1;
     return ranked.map((h) => {
       const e = this.entries.get(h.id)!;
-      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries };
+      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries, matchedOn: '' };
     });
   }
 

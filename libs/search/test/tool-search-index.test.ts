@@ -1,4 +1,4 @@
-import { Importance, isToolHubError, type ToolHubError } from '@toolhub/contracts';
+import { Importance, isToolHubError, SearchMode, type ToolHubError } from '@toolhub/contracts';
 import { isSearchError, ToolSearchIndex } from '@toolhub/search';
 
 import { catalog, tool } from './fixtures';
@@ -51,6 +51,7 @@ describe('ToolSearchIndex ranking', () => {
       summary: 'Open a new issue in a repository.',
       score: 1,
       queryIndexes: [0],
+      matchedOn: '',
     });
     for (const h of hits.slice(1)) expect(h.score).toBeLessThanOrEqual(1);
   });
@@ -200,7 +201,7 @@ describe('ToolSearchIndex suggestions', () => {
   });
 
   it('has nothing to suggest in an empty catalog', () => {
-    expect(new ToolSearchIndex().search({ queries: ['anything'] })).toEqual({ hits: [], suggestions: [] });
+    expect(new ToolSearchIndex().search({ queries: ['anything'] })).toEqual({ hits: [], suggestions: [], searchId: '', mode: SearchMode.SEARCH_MODE_LEXICAL, note: '' });
   });
 
   it('names the closest providers when the provider does not exist', () => {

@@ -72,7 +72,7 @@ class Gen {
 }
 
 export const encodeRun = (req: Partial<RunToolRequest>): Buffer =>
-  Buffer.from(RunToolRequest.encode({ provider: 'local', name: 'math_calculate', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', ...req }).finish());
+  Buffer.from(RunToolRequest.encode({ provider: 'local', name: 'math_calculate', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '', ...req }).finish());
 const encodeInfo = (provider: string, name: string): Buffer => Buffer.from(GetToolInfoRequest.encode({ provider, name }).finish());
 const encodeList = (provider: string, path: string, recursive = false): Buffer => Buffer.from(ListToolsRequest.encode({ provider, path, recursive }).finish());
 
@@ -290,7 +290,7 @@ export function makeCase(id: number): Case {
       () => ({ method: 'runTool' as const, bytes: encodeRun({ name: 'file_read', arguments: { path: 'notes.txt', limit: 10 }, caller: 'fuzz' }) }),
       () => ({ method: 'getToolInfo' as const, bytes: encodeInfo('local', 'file_read') }),
       () => ({ method: 'listTools' as const, bytes: encodeList('local', 'file', true) }),
-      () => ({ method: 'searchTools' as const, bytes: Buffer.from(SearchToolsRequest.encode({ queries: ['read a file'], provider: '', path: '', limit: 5 }).finish()) }),
+      () => ({ method: 'searchTools' as const, bytes: Buffer.from(SearchToolsRequest.encode({ queries: ['read a file'], provider: '', path: '', limit: 5, mode: 0, explain: false }).finish()) }),
     ])();
     const b = Buffer.from(v.bytes);
     const mutated = (() => {

@@ -128,7 +128,7 @@ export function connectAgent(address: string): AgentClient {
       });
   return {
     ...base,
-    searchTools: unary<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0 }),
+    searchTools: unary<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0, mode: 0, explain: false }),
     getPreloadSet: unary<GetPreloadSetRequest, GetPreloadSetResponse>('getPreloadSet', { format: 0 }),
   };
 }
@@ -176,6 +176,7 @@ export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds
     fallbackUsed: '',
     caller: 'e2e',
     timestampUnixMs: Date.now(),
+    searchId: '',
   };
   marker.name = marker.toolId.slice('e2e:'.length);
   try {

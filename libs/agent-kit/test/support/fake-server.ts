@@ -68,7 +68,7 @@ export async function startFakeServer(handlers: Partial<Handlers> = {}): Promise
 }
 
 export const emptyListing: ListToolsResponse = { categories: [], tools: [], hint: '' };
-export const emptySearch: SearchToolsResponse = { hits: [], suggestions: [] };
+export const emptySearch: SearchToolsResponse = { hits: [], suggestions: [], searchId: '', mode: 0, note: '' };
 export function okRun(text: string): RunToolResponse {
   return { status: RunStatus.RUN_STATUS_OK, content: [{ text }], fixes: [], attempts: 1, servedBy: '', latencyMs: 1 };
 }

@@ -48,7 +48,7 @@ export function connectClient(address: string): TestClient {
     raw,
     listTools: wrap<ListToolsRequest, ListToolsResponse>('listTools', { provider: '', path: '', recursive: false }),
     getToolInfo: wrap<GetToolInfoRequest, GetToolInfoResponse>('getToolInfo', { provider: '', name: '' }),
-    runTool: wrap<RunToolRequest, RunToolResponse>('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '' }),
+    runTool: wrap<RunToolRequest, RunToolResponse>('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' }),
     listProviders: wrap<Record<string, never>, ListProvidersResponse>('listProviders', {}),
     close: () => raw.close(),
   };

@@ -81,6 +81,7 @@ export function called(eventId: string, toolId: string, extra: Partial<ToolCalle
     fallbackUsed: '',
     caller: 'contract-test',
     timestampUnixMs: 0,
+    searchId: '',
     ...extra,
   };
 }

@@ -20,6 +20,7 @@ function event(batch: number, j: number): ToolCalled {
     fallbackUsed: '',
     caller: 'kill-test',
     timestampUnixMs: Date.now(),
+    searchId: '',
   };
 }
 
