@@ -8,34 +8,46 @@ import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { compileLinear } from '@toolhub/linear-regex';
 
 import type { SchemaDialect } from './options';
 
 type RegExpEngine = NonNullable<NonNullable<Options['code']>['regExp']>;
 
 /**
- * Tries the pattern as Unicode first (what JSON Schema means), then without the `u` flag: sloppy
- * schemas write `[\w\_]`, which only non-Unicode RegExps accept. Same result for every sane pattern.
+ * JSON Schema `pattern`s run on RE2 (linear time, `@toolhub/linear-regex`): a schema comes from a
+ * provider and the string from an agent, and together they must not be able to freeze the
+ * dispatcher with a backtracking pattern. A pattern RE2 cannot run (look-around, back-references)
+ * is not checked here; the provider that declared it still checks its own input.
  */
-const lenientRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string) => {
+const UNCHECKED = { test: (): boolean => true };
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
     try {
-      return new RegExp(pattern, flags);
+      return compileLinear(pattern);
     } catch (err) {
-      if (!flags.includes('u')) throw err;
-      return new RegExp(pattern, flags.replace('u', ''));
+      // Not even JavaScript reads it: the schema is invalid (reported as such by the validator).
+      if (!isRegExp(pattern)) throw err;
+      return UNCHECKED;
     }
   },
-  { code: 'new RegExp' },
+  { code: 'linearRegExp' },
 );
 
+/**
+ * The `regex` format (a string that is a regular expression): JavaScript's parser decides, Unicode
+ * first, then without `u` for sloppy schemas that write `[\w\_]`. Compiling never backtracks.
+ */
 function isRegExp(text: string): boolean {
-  try {
-    lenientRegExp(text, 'u');
-    return true;
-  } catch {
-    return false;
+  for (const flags of ['u', '']) {
+    try {
+      new RegExp(text, flags);
+      return true;
+    } catch {
+      // try the next flags
+    }
   }
+  return false;
 }
 
 function create(dialect: SchemaDialect, validateFormats: boolean): Ajv {
@@ -50,11 +62,11 @@ function create(dialect: SchemaDialect, validateFormats: boolean): Ajv {
     addUsedSchema: false,
     validateFormats,
     logger: false,
-    code: { regExp: lenientRegExp },
+    code: { regExp: linearRegExp },
   };
   const ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
   addFormats(ajv);
-  // Meta-schemas check `pattern` with the `regex` format: accept what lenientRegExp accepts.
+  // Meta-schemas check `pattern` with the `regex` format.
   ajv.addFormat('regex', isRegExp);
   // ToolHub's own hint for path normalisation; any string is a valid path as far as JSON Schema goes.
   ajv.addFormat('path', true);

@@ -1,6 +1,7 @@
 /** The text category: text_stats, text_transform, text_regex_extract, text_replace, text_diff. */
 import type { ToolDefinition } from '@toolhub/adapter-sdk';
 import { ToolHubError } from '@toolhub/contracts';
+import { matchAll, replaceMatches, type RegexMatch } from '@toolhub/linear-regex';
 import { z } from 'zod';
 
 import { defineTool, textResult } from '../define';
@@ -8,6 +9,7 @@ import { intOption } from '../options-util';
 import { TRANSFORMS, transform } from './case';
 import { diffLines, splitLines, unifiedDiff } from './diff';
 import { compileRegex, REGEX_FLAGS_PATTERN } from './regex';
+import { countSegments, makeSegmenter } from './segments';
 
 /** Options of {@link createTextTools}. */
 export interface TextToolsOptions {
@@ -39,7 +41,7 @@ const locale = z.string().min(2).max(35).optional().describe('BCP 47 locale such
 
 function segmenter(localeTag: string | undefined, granularity: 'grapheme' | 'word' | 'sentence'): Intl.Segmenter {
   try {
-    return new Intl.Segmenter(localeTag, { granularity });
+    return makeSegmenter(localeTag, granularity);
   } catch {
     throw ToolHubError.invalidArgument(`locale ${JSON.stringify(localeTag)} is not a valid BCP 47 language tag.`, [
       { field: '/locale', message: 'invalid locale', expected: 'a BCP 47 tag', example: '"en"' },
@@ -73,11 +75,11 @@ function statsTool(o: Required<TextToolsOptions>): ToolDefinition {
       const { text } = args;
       const lines = text === '' ? 0 : text.split(/\r\n|\r|\n/).length - (/(\r\n|\r|\n)$/.test(text) ? 1 : 0);
       const stats = {
-        characters: count(segmenter(args.locale, 'grapheme').segment(text)),
+        characters: countSegments(text, segmenter(args.locale, 'grapheme')),
         codePoints: count(text),
         bytes: Buffer.byteLength(text, 'utf8'),
-        words: count(segmenter(args.locale, 'word').segment(text), (s) => s.isWordLike === true),
-        sentences: count(segmenter(args.locale, 'sentence').segment(text), (s) => s.segment.trim() !== ''),
+        words: countSegments(text, segmenter(args.locale, 'word'), (s) => s.isWordLike === true),
+        sentences: countSegments(text, segmenter(args.locale, 'sentence'), (s) => s.segment.trim() !== ''),
         lines,
         paragraphs: text.split(/\r?\n[ \t]*\r?\n/).filter((p) => p.trim() !== '').length,
       };
@@ -127,7 +129,7 @@ function transformTool(o: Required<TextToolsOptions>): ToolDefinition {
   });
 }
 
-const pattern = z.string().min(1).max(1000).describe('A JavaScript regular expression, without slashes, e.g. "\\\\d{4}-\\\\d{2}-\\\\d{2}".');
+const pattern = z.string().min(1).max(1000).describe('A regular expression in RE2 syntax (JavaScript syntax without look-around or back-references), without slashes, e.g. "\\\\d{4}-\\\\d{2}-\\\\d{2}".');
 const flags = z.string().regex(REGEX_FLAGS_PATTERN).default('').describe('Regex flags from "imsu": i ignore case, m multi-line ^$, s dot matches newlines, u Unicode. "g" is implied.');
 
 function regexExtractTool(o: Required<TextToolsOptions>): ToolDefinition {
@@ -137,7 +139,7 @@ function regexExtractTool(o: Required<TextToolsOptions>): ToolDefinition {
     description:
       'Find every match of a regular expression in a text. Returns the matches (or one capture group of each) with their positions. ' +
       'Use it to pull emails, dates, IDs or numbers out of text. Do not use it to change text (text_replace) or on huge inputs. ' +
-      `Text up to ${o.maxRegexInputChars} characters, at most ${o.maxMatches} matches; patterns that nest repetitions like (a+)+ are refused because they can hang.`,
+      `Text up to ${o.maxRegexInputChars} characters, at most ${o.maxMatches} matches. Patterns use RE2 syntax and run in linear time: no look-around or back-references.`,
     input: z.strictObject({
       text: z.string().max(o.maxRegexInputChars).describe('The text to search.'),
       pattern,
@@ -157,24 +159,22 @@ function regexExtractTool(o: Required<TextToolsOptions>): ToolDefinition {
     tags: ['text', 'regex', 'extract', 'find', 'match', 'search', 'grep'],
     async run(args) {
       const re = compileRegex(args.pattern, args.flags);
-      const matches: Array<{ match: string; index: number; groups: Array<string | null>; named?: Record<string, string | null> }> = [];
+      const matches: RegexMatch[] = [];
       let truncated = false;
-      for (const m of args.text.matchAll(re)) {
+      for (const m of matchAll(re, args.text)) {
         if (matches.length >= args.maxMatches) {
           truncated = true;
           break;
         }
-        const entry: (typeof matches)[number] = { match: m[0], index: m.index, groups: m.slice(1).map((g) => g ?? null) };
-        if (m.groups) entry.named = Object.fromEntries(Object.entries(m.groups).map(([k, v]) => [k, v ?? null]));
-        matches.push(entry);
+        matches.push(m);
       }
-      const pick = (e: (typeof matches)[number]): string | null => {
+      const pick = (e: RegexMatch): string | null => {
         if (args.group === undefined) return e.match;
         if (typeof args.group === 'number') return args.group === 0 ? e.match : (e.groups[args.group - 1] ?? null);
         return e.named?.[args.group] ?? null;
       };
       if (args.group !== undefined && matches.length > 0) {
-        const first = matches[0] as (typeof matches)[number];
+        const first = matches[0] as RegexMatch;
         const exists = typeof args.group === 'number' ? args.group <= first.groups.length : first.named !== undefined && args.group in first.named;
         if (!exists) {
           const available = typeof args.group === 'number' ? `the pattern has ${first.groups.length} groups` : `named groups: ${Object.keys(first.named ?? {}).join(', ') || 'none'}`;
@@ -197,12 +197,12 @@ function replaceTool(o: Required<TextToolsOptions>): ToolDefinition {
     description:
       'Replace text: a literal string (default) or a regular expression with $1 / $<name> references in the replacement; every occurrence or only the first. ' +
       'Returns the new text and how many replacements were made. Use it to edit text before file_write. Do not use it just to find matches (text_regex_extract). ' +
-      `Text up to ${o.maxRegexInputChars} characters; nested-repetition patterns like (a+)+ are refused.`,
+      `Text up to ${o.maxRegexInputChars} characters; regex mode uses RE2 syntax (linear time; no look-around or back-references).`,
     input: z.strictObject({
       text: z.string().max(o.maxRegexInputChars).describe('The text to change.'),
       find: z.string().min(1).max(1000).describe('What to look for: literal text, or a regular expression when regex is true.'),
       replacement: z.string().max(10_000).describe('The replacement. With regex, $1, $<name> and $& refer to the match; literal mode inserts it as is.'),
-      regex: z.boolean().default(false).describe('Treat find as a JavaScript regular expression.'),
+      regex: z.boolean().default(false).describe('Treat find as a regular expression (RE2 syntax: JavaScript syntax without look-around or back-references).'),
       flags: flags.describe('Regex flags from "imsu" (regex mode only).'),
       all: z.boolean().default(true).describe('Replace every occurrence; false replaces only the first.'),
     }),
@@ -214,10 +214,7 @@ function replaceTool(o: Required<TextToolsOptions>): ToolDefinition {
       let result: string;
       let replacements: number;
       if (args.regex) {
-        const re = compileRegex(args.find, args.flags, '/find');
-        const scoped = args.all ? re : new RegExp(re.source, re.flags.replace('g', ''));
-        replacements = args.all ? count(args.text.matchAll(re)) : scoped.test(args.text) ? 1 : 0;
-        result = args.text.replace(scoped, args.replacement);
+        ({ text: result, replacements } = replaceMatches(compileRegex(args.find, args.flags, '/find'), args.text, args.replacement, args.all));
       } else {
         const parts = args.text.split(args.find);
         replacements = args.all ? parts.length - 1 : Math.min(1, parts.length - 1);
