@@ -18,6 +18,26 @@ export const dispatcherConfig = defineConfig({
     schema: z.coerce.number().int().min(1).max(100_000).default(64),
     description: 'Runs one caller may have in progress at once',
   },
+  maxConcurrentRuns: {
+    env: 'TOOLHUB_MAX_CONCURRENT_RUNS',
+    schema: z.coerce.number().int().min(1).max(100_000).default(256),
+    description: 'Runs this dispatcher executes at once; more wait in the admission queue',
+  },
+  maxQueuedRuns: {
+    env: 'TOOLHUB_MAX_QUEUED_RUNS',
+    schema: z.coerce.number().int().min(0).max(1_000_000).default(512),
+    description: 'Runs that may wait for a slot; past this, runs are shed with RESOURCE_EXHAUSTED and a retry hint',
+  },
+  eventDurability: {
+    env: 'TOOLHUB_EVENT_DURABILITY',
+    schema: z.enum(['outbox', 'ack', 'memory']).default('outbox'),
+    description: 'How a run\'s tool.called event is durable before the reply: outbox (on-disk journal), ack (wait for JetStream), memory (lost on a crash)',
+  },
+  outboxDir: {
+    env: 'TOOLHUB_OUTBOX_DIR',
+    schema: z.string().optional(),
+    description: 'Directory of the event outbox; keep it across restarts (a volume or emptyDir). Default: <tmpdir>/toolhub-outbox-<hash of NATS_URL>',
+  },
   providerTtlMs: {
     env: 'TOOLHUB_PROVIDER_TTL',
     schema: zDuration({ min: '100ms', max: '10m' }).default(15_000),

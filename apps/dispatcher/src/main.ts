@@ -5,7 +5,19 @@ import { startDispatcher } from '@toolhub/dispatcher-core';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { dispatcherConfig } from './config';
+
+/**
+ * One outbox per NATS deployment: a dispatcher only republishes events meant for the NATS it talks
+ * to (two test stacks on one machine must not exchange events).
+ */
+function defaultOutboxDir(natsUrl: string): string {
+  return join(tmpdir(), `toolhub-outbox-${createHash('sha256').update(natsUrl).digest('hex').slice(0, 12)}`);
+}
 
 async function main(): Promise<void> {
   const config = dispatcherConfig.load();
@@ -30,6 +42,10 @@ async function main(): Promise<void> {
       maxMessageBytes: config.maxMessageBytes,
       defaultRunTimeoutMs: config.defaultRunTimeoutMs,
       maxConcurrentPerCaller: config.maxConcurrentPerCaller,
+      maxConcurrentRuns: config.maxConcurrentRuns,
+      maxQueuedRuns: config.maxQueuedRuns,
+      eventDurability: config.eventDurability,
+      outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort },

@@ -14,6 +14,8 @@ import {
   AdapterListRequest,
   AdapterListResponse,
   adapterQueueGroup,
+  adapterCancelSubject,
+  AdapterRunCancel,
   AdapterRunRequest,
   AdapterRunResponse,
   adapterSubject,
@@ -24,6 +26,7 @@ import {
   HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
   registrySubject,
+  replicaSubject,
   RunStatus,
   ToolHubError,
 } from '@toolhub/contracts';
@@ -90,6 +93,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const instanceIdBytes = new TextEncoder().encode(instanceId);
   const idempotency = new IdempotencyCache<Uint8Array>();
   const running = new Set<AbortController>();
+  /** Runs by their acknowledgement subject, which a dispatcher names when it cancels one. */
+  const byCallRef = new Map<string, AbortController>();
   let closing = false;
 
   const guard = (handler: (msg: BusMessage) => Promise<Uint8Array>) => async (msg: BusMessage): Promise<BusReply> => {
@@ -140,16 +145,24 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     if (remaining <= 0) throw ToolHubError.timeout(`The deadline of ${req.name} passed before the adapter could start it; give the call more time (timeout_ms).`);
     const controller = new AbortController();
     running.add(controller);
+    const callRef = msg.headers[HEADER_ACK_SUBJECT];
+    if (callRef) byCallRef.set(callRef, controller);
     let timer: NodeJS.Timeout | undefined;
     const ctx: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
     try {
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          controller.abort(new Error('deadline exceeded'));
+          // Reject first: the abort below also settles `cancelled`, and the timeout must win the race.
           reject(ToolHubError.timeout(`Tool ${provider}:${req.name} did not finish within ${remaining} ms and was cancelled. Retry with a larger timeout_ms or smaller input.`));
+          controller.abort(new Error('deadline exceeded'));
         }, remaining);
       });
-      const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired]);
+      // A cancellation from the dispatcher aborts the signal: the tool stops, and nobody reads the reply.
+      const cancelled = new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(ToolHubError.unavailable(`Run of ${provider}:${req.name} cancelled: ${String((controller.signal.reason as Error)?.message ?? controller.signal.reason)}.`)), { once: true }),
+      );
+      cancelled.catch(() => undefined);
+      const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
       const encoded = AdapterRunResponse.encode({
         status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
         content: result.content,
@@ -169,6 +182,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     } finally {
       clearTimeout(timer);
       running.delete(controller);
+      if (callRef && byCallRef.get(callRef) === controller) byCallRef.delete(callRef);
     }
   };
 
@@ -216,6 +230,13 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     bus.publish(registrySubject('sync'), CatalogAnnouncement.encode(announcement).finish());
   };
 
+  // An instance id that is no subject token (custom ids may hold dots) just goes unprobed.
+  let probeSubject: string | undefined;
+  try {
+    probeSubject = replicaSubject(provider, instanceId);
+  } catch {
+    probeSubject = undefined;
+  }
   const subs: Subscription[] = [];
   subs.push(
     await bus.serve(
@@ -237,6 +258,22 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     await bus.serve(adapterSubject(provider, 'run'), guard((msg) => context.with(ROOT_CONTEXT, () => handleRun(msg))), { queue }),
     await bus.serve(adapterSubject(provider, 'health'), guard(async () => AdapterHealthResponse.encode(await health()).finish()), { queue }),
     await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => heartbeat()),
+    // Cancellations go to every replica; only the one running the call has it in byCallRef.
+    await bus.subscribe(adapterCancelSubject(provider), (msg) => {
+      let cancel: AdapterRunCancel;
+      try {
+        cancel = AdapterRunCancel.decode(msg.data);
+      } catch {
+        return;
+      }
+      const controller = byCallRef.get(cancel.callRef);
+      if (!controller) return;
+      byCallRef.delete(cancel.callRef);
+      controller.abort(new Error(cancel.reason || 'cancelled by the caller'));
+    }),
+    // Answered by this replica alone: dispatchers holding calls here ask it to learn, within a
+    // second, that it is gone (NATS answers "no responders" once its connection is).
+    ...(probeSubject ? [await bus.serve(probeSubject, () => ({ data: new Uint8Array(0), headers: {} }))] : []),
     // A (re)starting registry asks for every catalog; each replica answers, the registry de-duplicates.
     await bus.subscribe(registrySubject('resync'), () => announce().catch((err) => log.warn({ err }, 'catalog re-announcement failed'))),
   );

@@ -83,6 +83,15 @@ export interface EventConsumer {
   close(): Promise<void>;
 }
 
+/** Whether a bus can reach its broker right now. */
+export interface BusConnection {
+  readonly connected: boolean;
+  /** What happened and when, e.g. "disconnected from nats://… since 2026-…; reconnecting". */
+  readonly detail: string;
+  /** When the current state began, epoch ms. */
+  readonly sinceUnixMs: number;
+}
+
 /** The port every bus implementation fulfils; checked by one contract suite (`@toolhub/bus/testing`). */
 export interface Bus {
   /** Request/reply. @throws BusError `no_responders`, `timeout`, `closed` or `payload_too_large`. */
@@ -99,6 +108,11 @@ export interface Bus {
   consumeEvents(options: ConsumeOptions): Promise<EventConsumer>;
   /** Largest payload accepted, in bytes. */
   readonly maxPayload: number;
+  /**
+   * The broker connection's state, for health checks and failing fast while it is down.
+   * Optional so older implementations still fit; absent means "assume connected".
+   */
+  connection?(): BusConnection;
   /** Drains subscriptions and consumers, then closes. Idempotent. */
   close(): Promise<void>;
 }

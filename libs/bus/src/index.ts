@@ -4,6 +4,7 @@
  */
 export type {
   Bus,
+  BusConnection,
   BusMessage,
   BusReply,
   ConsumeOptions,

@@ -17,6 +17,7 @@ import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID } from '@toolhub/contract
 
 import {
   type Bus,
+  type BusConnection,
   type BusMessage,
   type BusReply,
   type ConsumeOptions,
@@ -198,6 +199,7 @@ export class NatsBus implements Bus {
   private closed = false;
   private closing: Promise<void> | undefined;
   private cork: Array<() => void> = [];
+  private state: BusConnection;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -205,7 +207,13 @@ export class NatsBus implements Bus {
     private readonly js: JetStreamClient,
     private readonly options: Required<NatsBusOptions>,
   ) {
+    this.state = { connected: true, detail: `connected to ${nc.getServer()}`, sinceUnixMs: Date.now() };
     this.watchStatus().catch(() => undefined); // ends with the connection; never unhandled
+  }
+
+  /** Connected, or since when not (from NATS.js status events: disconnect, reconnect, close). */
+  connection(): BusConnection {
+    return this.state;
   }
 
   /**
@@ -378,6 +386,7 @@ export class NatsBus implements Bus {
         await this.nc.drain().catch(() => undefined);
       }
       await this.nc.closed();
+      this.state = { connected: false, detail: 'closed', sinceUnixMs: Date.now() };
     })();
     return this.closing;
   }
@@ -416,6 +425,12 @@ export class NatsBus implements Bus {
   private async watchStatus(): Promise<void> {
     // The iterator ends when the connection closes.
     for await (const s of this.nc.status()) {
+      const now = Date.now();
+      if (s.type === 'disconnect' && this.state.connected) {
+        this.state = { connected: false, detail: `disconnected from NATS (${'server' in s ? String(s.server) : 'server'}) since ${new Date(now).toISOString()}; reconnecting`, sinceUnixMs: now };
+      } else if (s.type === 'reconnect') {
+        this.state = { connected: true, detail: `connected to ${this.nc.getServer()} (reconnected ${new Date(now).toISOString()})`, sinceUnixMs: now };
+      }
       try {
         this.options.onStatus(toStatus(s));
       } catch {

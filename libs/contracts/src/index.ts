@@ -47,6 +47,7 @@ export {
   AdapterInfoResponse,
   AdapterRunRequest,
   AdapterRunResponse,
+  AdapterRunCancel,
   AdapterHealthRequest,
   AdapterHealthResponse,
   CatalogAnnouncement,
@@ -93,6 +94,8 @@ export {
   SuggestPreloadResponse,
   ImportOverlaysRequest,
   ImportOverlaysResponse,
+  GetRegistryStatusRequest,
+  GetRegistryStatusResponse,
 } from './gen/toolhub/v1/registry';
 
 export {
@@ -100,6 +103,8 @@ export {
   type AdapterOperation,
   adapterQueueGroup,
   adapterSubject,
+  adapterCancelSubject,
+  replicaSubject,
   ADAPTER_WILDCARD,
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,

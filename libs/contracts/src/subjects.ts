@@ -23,6 +23,26 @@ export function adapterSubject(provider: string, op: AdapterOperation): string {
   return `${SUBJECT_ROOT}.adapter.${provider}.${op}`;
 }
 
+/**
+ * `toolhub.v1.adapter.<provider>.cancel`: fan-out (no queue group) to every replica of a provider;
+ * carries an AdapterRunCancel naming the run whose caller gave up.
+ */
+export function adapterCancelSubject(provider: string): string {
+  assertProviderName(provider);
+  return `${SUBJECT_ROOT}.adapter.${provider}.cancel`;
+}
+
+/**
+ * `toolhub.v1.replica.<provider>.<instance>`: request/reply answered by one adapter replica only.
+ * A dispatcher holding calls on that replica asks it now and then: NATS answers "no responders" at
+ * once when the replica's connection is gone, which is how a dead replica is noticed within a second.
+ */
+export function replicaSubject(provider: string, instanceId: string): string {
+  assertProviderName(provider);
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(instanceId)) throw new Error(`replicaSubject: instance id ${JSON.stringify(instanceId)} is not a subject token`);
+  return `${SUBJECT_ROOT}.replica.${provider}.${instanceId}`;
+}
+
 /** Wildcard over every adapter's operations, for discovery. */
 export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
 

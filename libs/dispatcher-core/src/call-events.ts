@@ -1,35 +1,74 @@
 /**
- * Publishes a `tool.called` event for every RunTool, durably (JetStream), without ever slowing or
- * failing the call itself. An event that cannot be stored right now (bus down, stream busy) waits
- * in a bounded in-memory outbox and is retried with backoff; the event id makes retries safe
- * (the stream and the registry both de-duplicate by it).
+ * Publishes a `tool.called` event for every RunTool to JetStream. How durable an event is before
+ * the call's reply goes out is chosen by `durability`:
+ * - `outbox` (the dispatcher app's default): appended to an on-disk write-ahead journal first
+ *   ({@link EventJournal}); published in the background; a dispatcher killed before JetStream
+ *   acknowledged it leaves it on disk, and the next dispatcher on that directory publishes it.
+ * - `ack`: the reply waits for JetStream's acknowledgement (one more round trip per call, and a
+ *   call waits while NATS is down, up to `ackTimeoutMs`).
+ * - `memory`: kept in a bounded in-memory queue only (one-process mode, tests): lost on a crash.
+ * Whatever cannot be stored right now (bus down, stream busy) is retried with capped backoff; the
+ * event id makes retries safe (the stream and the registry both de-duplicate by it).
  */
 import type { Bus } from '@toolhub/bus';
 import { eventSubject, ToolCalled } from '@toolhub/contracts';
 
+import { EventJournal, type JournalTicket, type RecoveredEvents } from './event-journal';
+
+/** How durable a call's event is when the agent gets the reply. */
+export type EventDurability = 'outbox' | 'ack' | 'memory';
+
 export interface CallEventsOptions {
-  /** Events kept while the bus cannot store them; the oldest are dropped past this (and counted). @default 100000 */
+  /** @default 'memory' (the dispatcher app defaults to 'outbox') */
+  durability?: EventDurability;
+  /** Directory of the outbox journal; required with durability 'outbox'. */
+  outboxDir?: string;
+  /** fsync each outbox append (power-loss safe; slower). @default false */
+  outboxFsync?: boolean;
+  /** Longest wait for the acknowledgement with durability 'ack'. @default 5000 */
+  ackTimeoutMs?: number;
+  /** Events kept in memory while the bus cannot store them; the oldest are dropped past this (and counted). With an outbox, dropped events stay on disk for the next start. @default 100000 */
   maxPending?: number;
-  /** First retry delay; doubles per failed attempt up to 5 s. @default 100 */
+  /** First retry delay; doubles per failed attempt up to 5 s, with jitter. @default 100 */
   retryDelayMs?: number;
   /** How long an event waits for others to be published with it. @default 10 */
   batchDelayMs?: number;
   onError?: (err: unknown) => void;
+  /** Events recovered from a dead dispatcher's outbox at start. */
+  onRecovered?: (events: number, from: string) => void;
+}
+
+interface Pending {
+  readonly provider: string;
+  readonly msgId: string;
+  readonly data: Uint8Array;
+  readonly ticket?: JournalTicket;
+  readonly recovered?: RecoveredBatch;
+  readonly stored?: (ok: boolean) => void;
+}
+
+interface RecoveredBatch {
+  left: number;
+  readonly source: RecoveredEvents;
 }
 
 export class CallEventPublisher {
-  private readonly pending: ToolCalled[] = [];
+  private readonly pending: Pending[] = [];
   private readonly maxPending: number;
   private readonly baseDelayMs: number;
   private readonly batchDelayMs: number;
+  private readonly journal: EventJournal | undefined;
+  readonly durability: EventDurability;
   private delayMs: number;
   private timer: NodeJS.Timeout | undefined;
   private scheduled: NodeJS.Timeout | undefined;
   private flushing = false;
   private closed = false;
-  /** Events dropped because the outbox was full (reported in health). */
+  /** Events dropped from memory because the queue was full (reported in health). */
   dropped = 0;
   published = 0;
+  /** Events taken over from dead dispatchers' outboxes since start. */
+  recovered = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -39,16 +78,79 @@ export class CallEventPublisher {
     this.baseDelayMs = options.retryDelayMs ?? 100;
     this.batchDelayMs = options.batchDelayMs ?? 10;
     this.delayMs = this.baseDelayMs;
+    this.durability = options.durability ?? 'memory';
+    if (this.durability === 'outbox') {
+      if (!options.outboxDir) throw new Error('CallEventPublisher: durability "outbox" needs outboxDir');
+      const { journal, recovered } = EventJournal.open({ dir: options.outboxDir, fsync: options.outboxFsync });
+      this.journal = journal;
+      for (const source of recovered) this.requeue(source);
+    }
   }
 
-  /** Queues one event; returns at once. */
+  /** Queues one event and returns at once (see {@link record} to wait for durability 'ack'). */
   emit(event: ToolCalled): void {
-    if (this.closed) return;
+    void this.record(event);
+  }
+
+  /**
+   * Records one event. With an outbox it is on disk when this returns; with 'ack' the returned
+   * promise resolves once JetStream stored it (or `ackTimeoutMs` passed: it stays queued then).
+   */
+  record(event: ToolCalled): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    const data = ToolCalled.encode(event).finish();
+    const ticket = this.journal?.append(data);
+    let wait: Promise<void> | undefined;
+    let stored: ((ok: boolean) => void) | undefined;
+    if (this.durability === 'ack') {
+      wait = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.ackTimeoutMs ?? 5000);
+        timer.unref();
+        stored = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.push({ provider: event.provider, msgId: event.eventId, data, ticket, stored });
+    if (this.durability === 'ack' && !this.flushing && !this.timer) {
+      // Nothing to wait for: the caller is waiting for this very acknowledgement.
+      clearTimeout(this.scheduled);
+      this.scheduled = undefined;
+      void this.flush();
+    } else this.schedule();
+    return wait;
+  }
+
+  get backlog(): number {
+    return this.pending.length;
+  }
+
+  private push(item: Pending): void {
     if (this.pending.length >= this.maxPending) {
-      this.pending.shift();
+      const lost = this.pending.shift()!;
+      lost.stored?.(false);
       this.dropped++;
     }
-    this.pending.push(event);
+    this.pending.push(item);
+  }
+
+  private requeue(source: RecoveredEvents): void {
+    const batch: RecoveredBatch = { left: source.records.length, source };
+    if (batch.left === 0) {
+      source.settle();
+      return;
+    }
+    for (const data of source.records) {
+      const event = ToolCalled.decode(data);
+      this.push({ provider: event.provider, msgId: event.eventId, data, recovered: batch });
+    }
+    this.recovered += source.records.length;
+    this.options.onRecovered?.(source.records.length, source.from);
+    this.schedule();
+  }
+
+  private schedule(): void {
     // Publish a few milliseconds later: the call's reply goes out first, and the events of every
     // call finished meanwhile leave together (one socket write and one read of acks, not one each).
     if (!this.flushing && !this.timer && !this.scheduled) {
@@ -60,10 +162,6 @@ export class CallEventPublisher {
     }
   }
 
-  get backlog(): number {
-    return this.pending.length;
-  }
-
   /**
    * Publishes what is pending in concurrent batches (order does not matter: the registry
    * aggregates); what fails stays queued and a retry is scheduled with backoff.
@@ -73,10 +171,12 @@ export class CallEventPublisher {
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, 256);
-        const results = await Promise.allSettled(
-          batch.map((event) => this.bus.publishEvent(eventSubject('tool.called', event.provider), ToolCalled.encode(event).finish(), { msgId: event.eventId })),
-        );
-        const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
+        const results = await Promise.allSettled(batch.map((e) => this.bus.publishEvent(eventSubject('tool.called', e.provider), e.data, { msgId: e.msgId })));
+        const failed: Pending[] = [];
+        batch.forEach((e, i) => {
+          if (results[i]!.status === 'rejected') failed.push(e);
+          else this.stored(e);
+        });
         this.published += batch.length - failed.length;
         if (failed.length > 0) {
           this.pending.unshift(...failed);
@@ -87,10 +187,14 @@ export class CallEventPublisher {
     } catch (err) {
       this.options.onError?.(err);
       if (!this.closed) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          void this.flush();
-        }, this.delayMs);
+        // Jitter: dispatchers that lost NATS together do not all come back in the same instant.
+        this.timer = setTimeout(
+          () => {
+            this.timer = undefined;
+            void this.flush();
+          },
+          this.delayMs * (0.5 + Math.random() / 2),
+        );
         this.timer.unref();
         this.delayMs = Math.min(this.delayMs * 2, 5000);
       }
@@ -99,7 +203,16 @@ export class CallEventPublisher {
     }
   }
 
-  /** Tries for up to `timeoutMs` to publish what is pending, then stops. Returns how many were left. */
+  private stored(e: Pending): void {
+    if (e.ticket) this.journal!.settle(e.ticket);
+    if (e.recovered && --e.recovered.left === 0) e.recovered.source.settle();
+    e.stored?.(true);
+  }
+
+  /**
+   * Tries for up to `timeoutMs` to publish what is pending, then stops. Returns how many were
+   * left (with an outbox they stay on disk for the next start).
+   */
   async close(timeoutMs = 2000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (this.pending.length > 0 && Date.now() < deadline) {
@@ -109,6 +222,8 @@ export class CallEventPublisher {
     this.closed = true;
     clearTimeout(this.timer);
     clearTimeout(this.scheduled);
+    for (const e of this.pending) e.stored?.(false);
+    this.journal?.close();
     return this.pending.length;
   }
 }

@@ -11,6 +11,8 @@ import type { Bus } from '@toolhub/bus';
 import type { CallContext } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
+  AdapterRunCancel,
+  adapterCancelSubject,
   type AdapterListResponse,
   type AppliedFix,
   assertProviderName,
@@ -19,6 +21,7 @@ import {
   type Category,
   ErrorCode,
   errorCodeToProto,
+  HEADER_ACK_SUBJECT,
   type GetPreloadSetRequest,
   type GetPreloadSetResponse,
   type GetStatusResponse,
@@ -44,6 +47,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { AdmissionGate } from './admission';
 import { checkArgumentDepth } from './arguments';
 import { CallEventPublisher } from './call-events';
 import { InflightTracker } from './inflight';
@@ -52,6 +56,7 @@ import { MetadataCache } from './metadata-cache';
 import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 import { ProviderDirectory } from './providers';
 import { RegistryClient } from './registry-client';
+import { ReplicaProbe } from './replica-probe';
 import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
 
 
@@ -80,8 +85,11 @@ export class Dispatcher {
   private readonly client: AdapterClient;
   private readonly registry: RegistryClient;
   private readonly limiter: CallerLimiter;
+  /** Global concurrency and queue limit of runs. */
+  readonly admission: AdmissionGate;
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
+  private probe: ReplicaProbe | undefined;
 
   private constructor(
     readonly bus: Bus,
@@ -94,7 +102,13 @@ export class Dispatcher {
     this.log = deps.logger ?? silent;
     this.client = new AdapterClient(bus);
     this.registry = new RegistryClient(bus);
-    this.callEvents = new CallEventPublisher(bus, { onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry') });
+    this.callEvents = new CallEventPublisher(bus, {
+      durability: options.eventDurability,
+      outboxDir: options.outboxDir,
+      onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),
+      onRecovered: (events, from) => this.log.info({ events, from }, 'publishing tool.called events a stopped dispatcher left in its outbox'),
+    });
+    this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
     this.limiter = new CallerLimiter(options.maxConcurrentPerCaller);
     this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
@@ -122,6 +136,12 @@ export class Dispatcher {
       ),
     );
     await dispatcher.metadata.listen(bus, (err) => dispatcher.log.warn({ err }, 'malformed invalidation event'));
+    if (resolved.replicaProbeMs > 0) {
+      dispatcher.probe = new ReplicaProbe(bus, inflight, {
+        intervalMs: resolved.replicaProbeMs,
+        onGone: (provider, instance, reason, failed) => dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls'),
+      });
+    }
     return dispatcher;
   }
 
@@ -172,18 +192,22 @@ export class Dispatcher {
   async runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse> {
     assertProviderName(req.provider);
     assertToolName(req.name);
-    const started = Date.now();
+    // Timeouts count from the call's arrival at the edge, so time spent queued is part of them.
+    const started = call.arrivedUnixMs ?? Date.now();
     const id = toolId(req.provider, req.name);
     const wanted = Math.min(req.timeoutMs || this.options.defaultRunTimeoutMs, this.options.maxRunTimeoutMs);
     const deadline = Math.min(started + wanted, call.deadline);
     let outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
     return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
       let release: (() => void) | undefined;
+      let slot: (() => void) | undefined;
       try {
         const args = req.arguments ?? {};
         checkArgumentDepth(args, this.options.maxArgumentDepth);
         assertRunIdentifiers(req);
-        release = this.limiter.acquire(req.caller);
+        this.assertBusConnected();
+        release = this.limiter.acquire(principalOf(req, call));
+        slot = await this.admission.acquire(deadline, call.signal);
         const primary = await this.resolveTool(req.provider, req.name, call);
         const info = primary.tool!;
         if (req.expectedVersion && req.expectedVersion !== info.version) {
@@ -204,9 +228,15 @@ export class Dispatcher {
         span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
         throw e;
       } finally {
+        slot?.();
         release?.();
         span.end();
-        this.callEvents.emit({
+        // The event records what the caller saw: a caller that went away saw no result at all,
+        // and one whose gRPC deadline passed got DEADLINE_EXCEEDED from grpc-js whatever we found.
+        // (grpc-js also signals "cancelled" when it ends a call at its deadline: check that first.)
+        if (Date.now() >= call.deadline) outcome = { ...outcome, status: 'timeout', code: ErrorCode.ERROR_CODE_TIMEOUT };
+        else if (call.signal?.aborted) outcome = { ...outcome, status: 'cancelled', code: ErrorCode.ERROR_CODE_UNSPECIFIED };
+        const stored = this.callEvents.record({
           eventId: randomUUID(),
           toolId: id,
           provider: req.provider,
@@ -220,6 +250,8 @@ export class Dispatcher {
           timestampUnixMs: started,
           searchId: req.searchId,
         });
+        // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
+        if (stored) await stored;
       }
     });
   }
@@ -238,7 +270,30 @@ export class Dispatcher {
       droppedEvents: this.callEvents.dropped,
       inflightRuns: this.inflight.size,
       providers: this.providers.status(),
+      ...this.busStatus(),
+      activeRuns: this.admission.running,
+      queuedRuns: this.admission.queued,
+      shedRuns: this.admission.shed,
+      eventDurability: this.callEvents.durability,
+      recoveredEvents: this.callEvents.recovered,
     };
+  }
+
+  /** The NATS connection as health checks see it. */
+  busStatus(): { busConnected: boolean; busDetail: string } {
+    const c = this.bus.connection?.();
+    return c ? { busConnected: c.connected, busDetail: c.detail } : { busConnected: true, busDetail: 'in-process bus' };
+  }
+
+  /** Fails a run at once while the bus is down, instead of letting it wait for its whole deadline. */
+  private assertBusConnected(): void {
+    const c = this.bus.connection?.();
+    if (c && !c.connected) {
+      const e = ToolHubError.unavailable(
+        `ToolHub's message bus (NATS) is unreachable (${c.detail}), so no tool can run right now. Retry in a few seconds; nothing was run.`,
+      );
+      throw new ToolHubError(e.code, e.message, { retryAfterMs: 1000, retryable: true });
+    }
   }
 
   /**
@@ -263,6 +318,7 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
+    this.probe?.close();
     await this.callEvents.close();
     await this.metadata.close();
     await this.inflight.close();
@@ -283,7 +339,7 @@ export class Dispatcher {
     let attempts = 0;
     let lastError: ToolHubError | undefined;
     for (const [index, entry] of chain.entries()) {
-      if (Date.now() >= deadline) break;
+      if (Date.now() >= deadline || call.signal?.aborted) break;
       let candidate: RegisteredTool;
       let candidateArgs = args;
       if (typeof entry === 'string') {
@@ -325,7 +381,8 @@ export class Dispatcher {
         } catch (err) {
           lastError = toToolHubError(err);
           const wait = backoffMs(attempt, this.options.retryBaseMs, this.options.retryMaxMs, lastError.retryAfterMs);
-          const canRetry = attempt < this.options.maxAttempts && isRetryableCode(lastError) && isRetrySafe(info, req.idempotencyKey) && Date.now() + wait < deadline;
+          const canRetry =
+            attempt < this.options.maxAttempts && isRetryableCode(lastError) && isRetrySafe(info, req.idempotencyKey) && Date.now() + wait < deadline && !call.signal?.aborted;
           if (!canRetry) break;
           await sleep(wait);
         }
@@ -341,6 +398,20 @@ export class Dispatcher {
 
   private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
     const tracked = this.inflight.begin(info.provider);
+    // The caller went away: tell the replica running the call to stop it (and through it the MCP
+    // server or HTTP API), and stop waiting for its answer.
+    let onAbort: (() => void) | undefined;
+    const abandoned = call.signal
+      ? new Promise<never>((_, reject) => {
+          onAbort = () => {
+            this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
+            reject(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
+          };
+          if (call.signal!.aborted) onAbort();
+          else call.signal!.addEventListener('abort', onAbort, { once: true });
+        })
+      : undefined;
+    abandoned?.catch(() => undefined);
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
       return await Promise.race([
@@ -354,9 +425,20 @@ export class Dispatcher {
           ),
         ),
         tracked.lost,
+        ...(abandoned ? [abandoned] : []),
       ]);
     } finally {
+      if (onAbort) call.signal?.removeEventListener('abort', onAbort);
       tracked.end();
+    }
+  }
+
+  /** Fan-out to the provider's replicas; the one holding `callRef` aborts the run. Best effort. */
+  private cancelRun(provider: string, callRef: string, reason: string): void {
+    try {
+      this.bus.publish(adapterCancelSubject(provider), AdapterRunCancel.encode({ callRef, reason }).finish());
+    } catch (err) {
+      this.log.warn({ err, provider }, 'could not send a run cancellation to the adapter');
     }
   }
 
@@ -410,6 +492,17 @@ export class Dispatcher {
       throw err;
     }
   }
+}
+
+/**
+ * Whose limits a run counts against. Today the `caller` field of the request; once the edge
+ * authenticates callers (CallContext principal), that identity replaces it here and nowhere else.
+ */
+function principalOf(req: RunToolRequest, call: CallContext): string {
+  const principal = (call as CallContext & { principal?: { id?: string } | string }).principal;
+  if (typeof principal === 'string' && principal) return principal;
+  if (principal && typeof principal === 'object' && principal.id) return principal.id;
+  return req.caller;
 }
 
 /** Validation and safe repair against each tool's JSON Schema, compiled once per tool version. */

@@ -58,6 +58,15 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
 
   const port = await bindServer(server, host, options.port ?? 50051);
 
+  // Readiness follows the bus: while NATS is unreachable no run can succeed, so the ToolHub service
+  // reports NOT_SERVING (probe it for readiness) while the overall '' status stays SERVING, so a
+  // liveness probe does not restart a dispatcher that is only waiting for NATS to come back.
+  let closing = false;
+  const readiness = setInterval(() => {
+    if (!closing) health.setStatus(SERVICE_NAME, dispatcher.busStatus().busConnected ? 'SERVING' : 'NOT_SERVING');
+  }, 250);
+  readiness.unref();
+
   let closed: Promise<void> | undefined;
   return {
     server,
@@ -65,6 +74,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     address: `${host}:${port}`,
     health,
     close(graceMs = 5000) {
+      closing = true;
+      clearInterval(readiness);
       closed ??= closeServer(server, health, [SERVICE_NAME], graceMs);
       return closed;
     },

@@ -119,6 +119,15 @@ export class InflightTracker {
     this.graceTimers.add(timer);
   }
 
+  /** The replicas that hold at least one in-flight call, as `[provider, instanceId]`. */
+  heldReplicas(): Array<[string, string]> {
+    const seen = new Map<string, [string, string]>();
+    for (const call of this.calls.values()) {
+      if (call.instanceId !== undefined) seen.set(`${call.provider}\u0000${call.instanceId}`, [call.provider, call.instanceId]);
+    }
+    return [...seen.values()];
+  }
+
   get size(): number {
     return this.calls.size;
   }

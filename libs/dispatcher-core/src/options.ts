@@ -1,6 +1,8 @@
 /** Options of the dispatcher core, with every default in one place. */
 import type { ImportanceName } from '@toolhub/contracts';
 
+import type { EventDurability } from './call-events';
+
 export interface DispatcherOptions {
   /** Timeout of a run when neither the call nor the tool sets one. @default 30000 */
   defaultRunTimeoutMs?: number;
@@ -16,6 +18,23 @@ export interface DispatcherOptions {
   maxArgumentDepth?: number;
   /** Runs one caller may have in progress at once. @default 64 */
   maxConcurrentPerCaller?: number;
+  /** Runs this dispatcher executes at once; more wait in the admission queue. @default 256 */
+  maxConcurrentRuns?: number;
+  /** Runs that may wait for a slot; past this, runs are shed with RESOURCE_EXHAUSTED. @default 512 */
+  maxQueuedRuns?: number;
+  /**
+   * How a run's `tool.called` event is made durable before the reply: `outbox` (on-disk journal,
+   * needs `outboxDir`), `ack` (wait for JetStream) or `memory` (lost on a crash). @default 'memory'
+   */
+  eventDurability?: EventDurability;
+  /** Directory of the event outbox (durability `outbox`). @default '' */
+  outboxDir?: string;
+  /**
+   * How often the replicas holding in-flight runs are asked whether they are still there. A
+   * replica whose NATS connection is gone answers "no responders" at once, so its runs fail within
+   * about this long (not after the heartbeat TTL). 0 turns probing off. @default 500
+   */
+  replicaProbeMs?: number;
   /** Attempts per tool when retrying is safe (idempotent/read-only tools or an idempotency key). @default 3 */
   maxAttempts?: number;
   /** First retry delay; doubles per attempt, with jitter. @default 50 */
@@ -49,6 +68,11 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
     maxArgumentDepth: options.maxArgumentDepth ?? 32,
     maxConcurrentPerCaller: options.maxConcurrentPerCaller ?? 64,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? 256,
+    maxQueuedRuns: options.maxQueuedRuns ?? 512,
+    eventDurability: options.eventDurability ?? 'memory',
+    outboxDir: options.outboxDir ?? '',
+    replicaProbeMs: options.replicaProbeMs ?? 500,
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 50,
     retryMaxMs: options.retryMaxMs ?? 1000,
@@ -61,6 +85,9 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
   if (resolved.defaultRunTimeoutMs > resolved.maxRunTimeoutMs) problems.push(`defaultRunTimeoutMs (${resolved.defaultRunTimeoutMs}) must not exceed maxRunTimeoutMs (${resolved.maxRunTimeoutMs})`);
   if (!(resolved.adapterDrainMs >= 0)) problems.push(`adapterDrainMs must be at least 0, got ${resolved.adapterDrainMs}`);
   if (resolved.maxAttempts < 1) problems.push(`maxAttempts must be at least 1, got ${resolved.maxAttempts}`);
+  if (!(resolved.maxConcurrentRuns >= 1)) problems.push(`maxConcurrentRuns must be at least 1, got ${resolved.maxConcurrentRuns}`);
+  if (!(resolved.maxQueuedRuns >= 0)) problems.push(`maxQueuedRuns must be at least 0, got ${resolved.maxQueuedRuns}`);
+  if (resolved.eventDurability === 'outbox' && !resolved.outboxDir) problems.push('eventDurability "outbox" needs outboxDir');
   if (resolved.maxConcurrentPerCaller < 1) problems.push(`maxConcurrentPerCaller must be at least 1, got ${resolved.maxConcurrentPerCaller}`);
   for (const [k, v] of Object.entries(resolved.ttlMs)) if (!(v > 0)) problems.push(`ttlMs.${k} must be positive, got ${v}`);
   if (problems.length) throw new Error(`Invalid dispatcher options: ${problems.join('; ')}`);

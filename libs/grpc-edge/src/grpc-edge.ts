@@ -34,6 +34,13 @@ export interface CallContext {
   /** Absolute deadline of the caller, epoch ms; Infinity when the caller set none. */
   deadline: number;
   requestId: string;
+  /**
+   * Aborted when the caller cancels the call or goes away (grpc-js `cancelled`), so work nobody
+   * waits for can stop. Absent outside the gRPC edge.
+   */
+  signal?: AbortSignal;
+  /** When the call reached the edge, epoch ms: timeouts count from here, queueing included. */
+  arrivedUnixMs?: number;
 }
 
 type MethodDefinition = { path: string; requestDeserialize: (b: Buffer) => unknown };
@@ -90,7 +97,11 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
 /** Wraps a dispatcher method as a grpc-js unary handler with tracing and error mapping. */
 export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res): handleUnaryCall<Decoded<Req>, Res> {
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
+    const arrivedUnixMs = Date.now();
     const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
+    // One controller per call; created lazily would save little, and the listener is cheap.
+    const abort = new AbortController();
+    call.once('cancelled', () => abort.abort(new Error('the caller cancelled the call or went away')));
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
@@ -113,7 +124,7 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
       }
       context.with(trace.setSpan(context.active(), span), () => {
         Promise.resolve()
-          .then(() => fn(req as Req, { deadline, requestId }))
+          .then(() => fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs }))
           .then(
             (res) => finish(null, res),
             (err: unknown) => finish(err),

@@ -1,0 +1,81 @@
+import { InProcessBus } from '@toolhub/bus';
+import { eventWildcard, ToolCalled } from '@toolhub/contracts';
+import { mkdtempSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { CallEventPublisher } from '../src/call-events';
+import { EventJournal, readSegment } from '../src/event-journal';
+
+const event = (i: number): ToolCalled => ({
+  eventId: `e-${i}`,
+  toolId: 'local:echo_text',
+  provider: 'local',
+  name: 'echo_text',
+  status: 'ok',
+  errorCode: 0,
+  latencyMs: 1,
+  attempts: 1,
+  fallbackUsed: '',
+  caller: '',
+  timestampUnixMs: Date.now(),
+});
+
+describe('event outbox on disk', () => {
+  it('keeps what a dead owner never saw stored and hands it to the next owner, once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const { journal } = EventJournal.open({ dir });
+    for (let i = 0; i < 5; i++) journal.append(ToolCalled.encode(event(i)).finish());
+    // Simulate a dispatcher killed mid-run: its owner file names a pid that is not alive.
+    writeFileSync(join(journal.dir, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname() }));
+    // A torn last record (killed in the middle of a write) is ignored, not misread.
+    const seg = readdirSync(journal.dir).find((f) => f.startsWith('seg-'))!;
+    appendFileSync(join(journal.dir, seg), Buffer.from([200, 0, 0, 0, 1, 2]));
+
+    const next = EventJournal.open({ dir });
+    expect(next.recovered).toHaveLength(1);
+    expect(next.recovered[0]!.records.map((r) => ToolCalled.decode(r).eventId)).toEqual(['e-0', 'e-1', 'e-2', 'e-3', 'e-4']);
+    // A third dispatcher starting meanwhile does not take the same events again.
+    expect(EventJournal.open({ dir }).recovered).toHaveLength(0);
+    next.recovered[0]!.settle();
+    expect(readdirSync(dir).some((f) => f.startsWith('recovering-'))).toBe(false);
+  });
+
+  it('deletes a segment once every event in it is stored', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const { journal } = EventJournal.open({ dir, segmentEvents: 2 });
+    const tickets = [0, 1, 2].map((i) => journal.append(ToolCalled.encode(event(i)).finish()));
+    expect(readdirSync(journal.dir).filter((f) => f.startsWith('seg-'))).toHaveLength(2);
+    tickets.slice(0, 2).forEach((t) => journal.settle(t));
+    expect(readdirSync(journal.dir).filter((f) => f.startsWith('seg-'))).toHaveLength(1);
+    journal.settle(tickets[2]!);
+    journal.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('reads length-prefixed records and stops at a torn tail', () => {
+    const a = Buffer.from([1, 0, 0, 0, 7, 2, 0, 0, 0, 8, 9, 5, 0]);
+    expect(readSegment(a).map((r) => [...r])).toEqual([[7], [8, 9]]);
+  });
+
+  it('publishes recovered events through the bus, each id once, and clears the outbox', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const { journal } = EventJournal.open({ dir });
+    for (let i = 0; i < 3; i++) journal.append(ToolCalled.encode(event(i)).finish());
+    writeFileSync(join(journal.dir, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 12346, host: hostname() }));
+
+    const bus = new InProcessBus();
+    const seen: string[] = [];
+    const consumer = await bus.consumeEvents({ durable: 't', filterSubjects: [eventWildcard('tool.called')], handler: async (b) => void seen.push(...b.map((m) => ToolCalled.decode(m.data).eventId)) });
+    const publisher = new CallEventPublisher(bus, { durability: 'outbox', outboxDir: dir, batchDelayMs: 1 });
+    publisher.emit(event(3));
+    const left = await publisher.close();
+    for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    await consumer.close();
+    await bus.close();
+    expect(left).toBe(0);
+    expect(publisher.recovered).toBe(3);
+    expect(seen.sort()).toEqual(['e-0', 'e-1', 'e-2', 'e-3']);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
