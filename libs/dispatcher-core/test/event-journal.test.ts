@@ -19,6 +19,7 @@ const event = (i: number): ToolCalled => ({
   fallbackUsed: '',
   caller: '',
   timestampUnixMs: Date.now(),
+  searchId: '',
 });
 
 describe('event outbox on disk', () => {
