@@ -17,7 +17,8 @@ export type ToolHubErrorCode =
   | 'failed'
   | 'failed_precondition'
   | 'already_exists'
-  | 'internal';
+  | 'internal'
+  | 'unauthenticated';
 
 interface CodeSpec {
   proto: ErrorCode;
@@ -38,6 +39,8 @@ const CODES: Record<ToolHubErrorCode, CodeSpec> = {
   failed_precondition: { proto: ErrorCode.ERROR_CODE_FAILED_PRECONDITION, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   already_exists: { proto: ErrorCode.ERROR_CODE_ALREADY_EXISTS, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
   internal: { proto: ErrorCode.ERROR_CODE_INTERNAL, grpc: GrpcStatus.INTERNAL, retryable: false },
+  // Missing, expired, revoked or foreign credentials: the caller must fix its credentials, not the request.
+  unauthenticated: { proto: ErrorCode.ERROR_CODE_UNAUTHENTICATED, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
 };
 
 /** Every wire error code. */

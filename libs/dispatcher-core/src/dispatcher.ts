@@ -8,7 +8,8 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import { ArgumentValidator } from '@toolhub/arguments';
 import type { Bus } from '@toolhub/bus';
-import type { CallContext } from '@toolhub/grpc-edge';
+import { callerLabel, limitKey } from '@toolhub/auth';
+import { type CallContext, principalOf } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   AdapterRunCancel,
@@ -201,12 +202,14 @@ export class Dispatcher {
     return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
       let release: (() => void) | undefined;
       let slot: (() => void) | undefined;
+      const principal = principalOf(call);
+      const caller = callerLabel(principal, req.caller);
       try {
         const args = req.arguments ?? {};
         checkArgumentDepth(args, this.options.maxArgumentDepth);
         assertRunIdentifiers(req);
         this.assertBusConnected();
-        release = this.limiter.acquire(principalOf(req, call));
+        release = this.limiter.acquire(limitKey(principal, req.caller));
         slot = await this.admission.acquire(deadline, call.signal);
         const primary = await this.resolveTool(req.provider, req.name, call);
         const info = primary.tool!;
@@ -246,7 +249,7 @@ export class Dispatcher {
           latencyMs: Date.now() - started,
           attempts: Math.max(1, outcome.attempts),
           fallbackUsed: outcome.fallback,
-          caller: req.caller,
+          caller,
           timestampUnixMs: started,
           searchId: req.searchId,
         });
@@ -418,7 +421,7 @@ export class Dispatcher {
         this.guardProvider(info.provider, () =>
           this.client.run(
             info.provider,
-            { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: req.caller },
+            { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: callerLabel(principalOf(call), req.caller) },
             // The bus timeout outlives the adapter's own deadline a little, so the adapter's
             // precise TIMEOUT reply wins over a generic bus timeout.
             { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: tracked.headers },
@@ -492,17 +495,6 @@ export class Dispatcher {
       throw err;
     }
   }
-}
-
-/**
- * Whose limits a run counts against. Today the `caller` field of the request; once the edge
- * authenticates callers (CallContext principal), that identity replaces it here and nowhere else.
- */
-function principalOf(req: RunToolRequest, call: CallContext): string {
-  const principal = (call as CallContext & { principal?: { id?: string } | string }).principal;
-  if (typeof principal === 'string' && principal) return principal;
-  if (principal && typeof principal === 'object' && principal.id) return principal.id;
-  return req.caller;
 }
 
 /** Validation and safe repair against each tool's JSON Schema, compiled once per tool version. */

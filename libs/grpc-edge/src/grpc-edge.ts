@@ -12,6 +12,7 @@ import {
   status as GrpcStatus,
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
+import { LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
@@ -41,6 +42,16 @@ export interface CallContext {
   signal?: AbortSignal;
   /** When the call reached the edge, epoch ms: timeouts count from here, queueing included. */
   arrivedUnixMs?: number;
+  /**
+   * Who is calling, from the credentials the edge checked. Absent for in-process calls (warm
+   * start, tests); treat absent as {@link LOCAL_PRINCIPAL} (see `principalOf`).
+   */
+  principal?: Principal;
+}
+
+/** The principal of a call: the authenticated one, or the local principal for in-process calls. */
+export function principalOf(call: Pick<CallContext, 'principal'>): Principal {
+  return call.principal ?? LOCAL_PRINCIPAL;
 }
 
 type MethodDefinition = { path: string; requestDeserialize: (b: Buffer) => unknown };
