@@ -18,6 +18,7 @@ import {
   adapterSubject,
   HEADER_DEADLINE,
   HEADER_REQUEST_ID,
+  findToolHubError,
   ToolHubError,
   type ToolInfo,
 } from '@toolhub/contracts';
@@ -86,6 +87,7 @@ function busFailure(err: unknown, provider: string, op: AdapterOperation, timeou
   if (isBusError(err, 'closed') || isBusError(err, 'connection_failed')) {
     return new ToolHubError('unavailable', 'The message bus is not connected; retry shortly.', { cause: err, retryable: true });
   }
-  if (err instanceof ToolHubError) return err;
+  const found = findToolHubError(err);
+  if (found) return found;
   return ToolHubError.internal(`Calling provider ${provider} (${op}) failed: ${(err as Error)?.message ?? String(err)}`, err);
 }

@@ -11,3 +11,4 @@ export { errorReply, okReply, readReply } from './wire';
 export { type IdempotencyOptions, IdempotencyCache } from './idempotency';
 export { textResult, jsonResult, toolError } from './results';
 export { type ParamNameMap, type ParamNameOptions, type ParamRename, createParamNameMap, toSnakeCase } from './param-names';
+export { SDK_NAME, SDK_VERSION } from './version';

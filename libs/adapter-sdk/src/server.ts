@@ -22,17 +22,20 @@ import {
   assertProviderName,
   assertRunIdentifiers,
   CatalogAnnouncement,
+  CONTRACT_VERSION,
   contentHash,
   HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
   registrySubject,
   replicaSubject,
   RunStatus,
+  isToolHubError,
   ToolHubError,
 } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
 import { IdempotencyCache } from './idempotency';
+import { SDK_NAME, SDK_VERSION } from './version';
 import type { AdapterDefinition, RunContext, ToolResult } from './types';
 import { errorReply, okReply } from './wire';
 
@@ -55,6 +58,12 @@ export interface ServeAdapterOptions {
   /** Announce the catalog to the registry at start-up. @default true */
   announceOnStart?: boolean;
   logger?: SdkLogger;
+  /**
+   * Contract version announced in heartbeats. Leave it alone: it is the version this SDK was built
+   * against. (Tests set it to check how dispatchers treat other versions.)
+   * @default CONTRACT_VERSION of @toolhub/contracts
+   */
+  contractVersion?: string;
 }
 
 /** A running adapter replica. */
@@ -103,7 +112,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       return okReply(await handler(msg));
     } catch (err) {
       const reply = errorReply(err);
-      if (!(err instanceof ToolHubError)) log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
+      if (!isToolHubError(err)) log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
       return reply;
     }
   };
@@ -127,6 +136,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       toolCount: tools.length,
       startedUnixMs,
       catalogVersion: catalogVersion(tools),
+      contractVersion: options.contractVersion ?? CONTRACT_VERSION,
+      sdkVersion: `${SDK_NAME}@${SDK_VERSION}`,
     };
   };
 

@@ -3,7 +3,9 @@
  * registry, admin API, local tools, dispatcher) on free ports. Asserts what a person or a script
  * sees: the tables, the JSON documents, the messages and the exit codes.
  */
+import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { EXIT_CODES } from '@toolhub/cli';
+import { CONTRACT_VERSION } from '@toolhub/contracts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -47,9 +49,21 @@ describe('toolhub providers', () => {
   it('prints every provider with its health and tool count', async () => {
     const r = await cli(['providers']);
     expect(r.code).toBe(EXIT_CODES.ok);
-    expect(r.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+HEALTH\s+TOOLS\s+REPLICAS\s+DETAIL$/);
-    expect(r.stdout).toMatch(/^local\s+healthy\s+14\s+1/m);
+    expect(r.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+HEALTH\s+TOOLS\s+REPLICAS\s+CONTRACT\s+DETAIL$/);
+    expect(r.stdout).toMatch(new RegExp(`^local\\s+healthy\\s+14\\s+1\\s+${CONTRACT_VERSION.replace(/\./g, '\\.')}\\s+ok`, 'm'));
     expect(r.stdout).toMatch(/^test\s+healthy\s+3\s+1/m);
+  });
+
+  it('shows an adapter of another contract major as REFUSED, saying what to upgrade', async () => {
+    const future = await serveAdapter(hub.bus, { provider: 'future', ...staticCatalog('future', []) }, { contractVersion: '2.0.0', announceOnStart: false });
+    try {
+      const r = await cli(['providers']);
+      expect(r.code).toBe(EXIT_CODES.ok);
+      expect(r.stdout).toMatch(/^future\s+REFUSED\s+0\s+0\s+2\.0\.0\s+refused: the adapter speaks ToolHub contract 2\.0\.0/m);
+      expect(r.stdout).toContain('upgrade the dispatcher');
+    } finally {
+      await future.close();
+    }
   });
 
   it('prints one JSON document with --json', async () => {

@@ -83,11 +83,48 @@ export interface ToolHubErrorDetails {
 }
 
 /**
+ * Marks ToolHub errors across copies of this package. An adapter's bundle, or an adapter built
+ * against another release, has its own ToolHubError class, so class identity cannot tell whether
+ * a thrown value is a ToolHub error; a registered symbol (`Symbol.for`) is the same in every copy.
+ */
+const TOOLHUB_ERROR_BRAND = Symbol.for('@toolhub/contracts.ToolHubError');
+
+/**
+ * The shape every copy of ToolHubError has: what {@link isToolHubError} checks and
+ * {@link ToolHubError.from} copies. Errors are recognised by their code, never by their class.
+ */
+export interface ToolHubErrorLike {
+  readonly code: ToolHubErrorCode;
+  readonly message: string;
+  readonly violations?: FieldViolation[];
+  readonly suggestions?: string[];
+  readonly parentPath?: string;
+  readonly fixes?: AppliedFix[];
+  readonly retryable?: boolean;
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * True for a ToolHub error from any copy of this package: branded, or (for copies from before the
+ * brand) named "ToolHubError" with a known code.
+ */
+function looksLikeToolHubError(value: unknown): value is ToolHubErrorLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { code?: unknown; message?: unknown; name?: unknown; [TOOLHUB_ERROR_BRAND]?: unknown };
+  if (!isToolHubErrorCode(v.code) || typeof v.message !== 'string') return false;
+  return v[TOOLHUB_ERROR_BRAND] === true || v.name === 'ToolHubError';
+}
+
+/**
  * An error that crosses a service boundary: a code from the closed set, a message an LLM can act
  * on, and structured details. Serialises to/from toolhub.v1.ErrorInfo.
+ *
+ * `instanceof ToolHubError` is true for ToolHub errors of every copy of this package (it checks
+ * the brand and code, not the class), but prefer {@link isToolHubError} / {@link findToolHubError}.
  */
 export class ToolHubError extends Error {
   override readonly name = 'ToolHubError';
+  declare readonly [TOOLHUB_ERROR_BRAND]: true;
   readonly violations: FieldViolation[];
   readonly suggestions: string[];
   readonly parentPath: string;
@@ -107,6 +144,29 @@ export class ToolHubError extends Error {
     this.fixes = details.fixes ?? [];
     this.retryable = details.retryable ?? CODES[code].retryable;
     this.retryAfterMs = details.retryAfterMs ?? 0;
+    Object.defineProperty(this, TOOLHUB_ERROR_BRAND, { value: true });
+  }
+
+  /** Recognises ToolHub errors by brand and code, so errors from other copies of this package match. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return looksLikeToolHubError(value);
+  }
+
+  /**
+   * This copy's ToolHubError for a ToolHub error of any copy (returned as is when it is one of ours);
+   * the original stays reachable as `cause`.
+   */
+  static from(err: ToolHubErrorLike): ToolHubError {
+    if (Object.getPrototypeOf(err) === ToolHubError.prototype) return err as ToolHubError;
+    return new ToolHubError(err.code, err.message, {
+      violations: err.violations,
+      suggestions: err.suggestions,
+      parentPath: err.parentPath,
+      fixes: err.fixes,
+      retryable: err.retryable,
+      retryAfterMs: err.retryAfterMs,
+      cause: err,
+    });
   }
 
   static invalidArgument(message: string, violations: Array<Partial<FieldViolation> & { field: string; message: string }> = [], fixes: AppliedFix[] = []): ToolHubError {
@@ -166,19 +226,25 @@ export class ToolHubError extends Error {
   }
 }
 
-/** Type guard that also looks through `cause` chains (errors wrapped by other libraries). */
+/**
+ * The ToolHub error in `err` or its `cause` chain (errors wrapped by other libraries), from any copy
+ * of this package, as this copy's ToolHubError (same code, message and details).
+ */
 export function findToolHubError(err: unknown): ToolHubError | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (current instanceof ToolHubError) return current;
+    if (looksLikeToolHubError(current)) return ToolHubError.from(current);
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
-/** True when `err` (or something in its cause chain) is a ToolHubError. */
-export function isToolHubError(err: unknown): err is ToolHubError {
-  return err instanceof ToolHubError;
+/**
+ * True when `err` itself is a ToolHub error, from any copy of this package (checked by brand and
+ * code, not by class). Optionally only for one code: `isToolHubError(err, 'not_found')`.
+ */
+export function isToolHubError(err: unknown, code?: ToolHubErrorCode): err is ToolHubError {
+  return looksLikeToolHubError(err) && (code === undefined || err.code === code);
 }
 
 /**

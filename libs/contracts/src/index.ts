@@ -149,6 +149,7 @@ export {
 export {
   type ToolHubErrorCode,
   type ToolHubErrorDetails,
+  type ToolHubErrorLike,
   TOOLHUB_ERROR_CODES,
   isToolHubErrorCode,
   grpcStatusOf,
@@ -165,3 +166,11 @@ export { assertRunIdentifiers, MAX_RUN_IDENTIFIER_CHARS, type RunIdentifiers } f
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';
+export {
+  CONTRACT_VERSION,
+  UNVERSIONED_CONTRACT,
+  type ContractVersion,
+  type ContractCompatibility,
+  parseContractVersion,
+  checkContractCompatibility,
+} from './contract-version';

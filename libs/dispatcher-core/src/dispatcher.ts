@@ -40,6 +40,7 @@ import {
   type RunToolResponse,
   type SearchToolsRequest,
   type SearchToolsResponse,
+  isToolHubError,
   ToolHubError,
   toolId,
   type ToolInfo,
@@ -148,7 +149,8 @@ export class Dispatcher {
 
   async listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {
     if (req.provider === '') {
-      const categories: Category[] = this.providers.status().map((p) => ({ path: '', name: p.provider, toolCount: p.toolCount }));
+      // A provider refused for its contract version cannot serve agents, so they do not see it.
+      const categories: Category[] = this.providers.status().filter((p) => !p.incompatible).map((p) => ({ path: '', name: p.provider, toolCount: p.toolCount }));
       return {
         categories,
         tools: [],
@@ -456,7 +458,7 @@ export class Dispatcher {
     let tool = await this.metadata.getInfo(provider, name);
     if (!tool) {
       tool = await this.registry.info(provider, name, this.timeLeft(call, this.options.registryTimeoutMs)).catch((err: unknown) => {
-        if (err instanceof ToolHubError && (err.code === 'unavailable' || err.code === 'timeout')) return undefined;
+        if (isToolHubError(err, 'unavailable') || isToolHubError(err, 'timeout')) return undefined;
         throw err;
       });
       if (!tool?.tool) {
@@ -477,12 +479,18 @@ export class Dispatcher {
     return Math.min(cap, remaining);
   }
 
-  /** Turns "nobody serves this provider" into NOT_FOUND naming the providers that do exist. */
+  /**
+   * Refuses a provider of another contract major (FAILED_PRECONDITION, saying what to upgrade) and
+   * turns "nobody serves this provider" into NOT_FOUND naming the providers that do exist.
+   */
   private async guardProvider<T>(provider: string, fn: () => Promise<T>): Promise<T> {
+    // Replicas of another contract major are heard but never called: their messages may differ.
+    const refusal = this.providers.refusal(provider);
+    if (refusal) throw new ToolHubError('failed_precondition', `${refusal} Ask the operators; other providers still work.`);
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof ToolHubError && err.code === 'unavailable' && !this.providers.has(provider)) {
+      if (isToolHubError(err, 'unavailable') && !this.providers.has(provider)) {
         const known = this.providers.known();
         throw ToolHubError.notFound(
           `Unknown provider ${JSON.stringify(provider)}. ` +

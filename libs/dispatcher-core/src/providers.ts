@@ -3,11 +3,30 @@
  * Used to name the known providers in errors and to answer ListProviders.
  */
 import type { Bus, Subscription } from '@toolhub/bus';
-import { ADAPTER_DISCOVERY_SUBJECT, ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse, type ProviderStatus } from '@toolhub/contracts';
+import {
+  ADAPTER_DISCOVERY_SUBJECT,
+  ADAPTER_HEARTBEAT_SUBJECT,
+  AdapterHealthResponse,
+  checkContractCompatibility,
+  type ContractCompatibility,
+  parseContractVersion,
+  type ProviderStatus,
+} from '@toolhub/contracts';
 
 interface Replica {
   health: AdapterHealthResponse;
   lastSeen: number;
+  /** Checked once per heartbeat: a replica of another contract major is listed but never served. */
+  contract: ContractCompatibility;
+}
+
+/** Newest of the given contract versions (by major, minor, patch). */
+function newest(versions: string[]): string {
+  const key = (v: string) => {
+    const p = parseContractVersion(v);
+    return p ? p.major * 1e12 + p.minor * 1e6 + p.patch : -1;
+  };
+  return versions.reduce((a, b) => (key(b) > key(a) ? b : a), versions[0] ?? '');
 }
 
 /** Called when a replica misses heartbeats for longer than the TTL (it died or is cut off). */
@@ -74,12 +93,24 @@ export class ProviderDirectory {
     if (!byInstance) this.replicas.set(health.provider, (byInstance = new Map()));
     if (!health.healthy && health.detail === 'stopping') {
       if (byInstance.delete(health.instanceId)) for (const l of this.stoppingListeners) l(health.provider, health.instanceId);
-    } else byInstance.set(health.instanceId, { health, lastSeen: now });
+    } else byInstance.set(health.instanceId, { health, lastSeen: now, contract: checkContractCompatibility(health.contractVersion) });
   }
 
-  /** Providers with at least one live replica, sorted. */
+  /**
+   * Why `provider` cannot be served although replicas of it are alive: every live one speaks
+   * another contract major. Undefined when a compatible replica serves it, or none is alive.
+   */
+  refusal(provider: string, now = Date.now()): string | undefined {
+    const live = [...(this.replicas.get(provider)?.values() ?? [])].filter((r) => now - r.lastSeen <= this.ttlMs);
+    if (live.length === 0 || live.some((r) => r.contract.compatible)) return undefined;
+    return `Provider ${JSON.stringify(provider)} is ${live[0]!.contract.reason}`;
+  }
+
+  /** Providers with at least one live replica of a compatible contract, sorted. */
   known(now = Date.now()): string[] {
-    return this.status(now).map((p) => p.provider);
+    return this.status(now)
+      .filter((p) => !p.incompatible)
+      .map((p) => p.provider);
   }
 
   /** Has `provider` been seen alive recently? */
@@ -92,13 +123,24 @@ export class ProviderDirectory {
     for (const [provider, byInstance] of this.replicas) {
       const live = [...byInstance.values()].filter((r) => now - r.lastSeen <= this.ttlMs);
       if (live.length === 0) continue;
-      const healthy = live.filter((r) => r.health.healthy);
+      const serving = live.filter((r) => r.contract.compatible);
+      const refused = live.length - serving.length;
+      const shown = serving.length > 0 ? serving : live;
+      const healthy = serving.filter((r) => r.health.healthy);
+      const refusedNote = refused > 0 ? ` (${refused} replica${refused === 1 ? '' : 's'} ${live.find((r) => !r.contract.compatible)!.contract.reason})` : '';
       out.push({
         provider,
         healthy: healthy.length > 0,
-        toolCount: Math.max(...live.map((r) => r.health.toolCount)),
-        replicas: live.length,
-        detail: healthy.length > 0 ? 'ok' : (live[0]?.health.detail ?? 'unhealthy'),
+        toolCount: Math.max(...shown.map((r) => r.health.toolCount)),
+        replicas: serving.length,
+        detail:
+          serving.length === 0
+            ? `${live[0]!.contract.reason}`
+            : (healthy.length > 0 ? 'ok' : (serving[0]?.health.detail ?? 'unhealthy')) + refusedNote,
+        contractVersion: newest(shown.map((r) => r.contract.announced)),
+        sdkVersion: [...new Set(shown.map((r) => r.health.sdkVersion).filter((v) => v !== ''))].sort().join(', '),
+        incompatible: serving.length === 0,
+        refusedReplicas: refused,
       });
     }
     return out.sort((a, b) => a.provider.localeCompare(b.provider));

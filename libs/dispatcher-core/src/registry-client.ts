@@ -15,6 +15,7 @@ import {
   registrySubject,
   SearchToolsRequest,
   SearchToolsResponse,
+  isToolHubError,
   ToolHubError,
 } from '@toolhub/contracts';
 
@@ -35,7 +36,7 @@ export class RegistryClient {
       const res = await this.call('info', GetToolRequest.encode({ provider, name }).finish(), timeoutMs, (b) => GetToolResponse.decode(b));
       return res.tool;
     } catch (err) {
-      if (err instanceof ToolHubError && err.code === 'not_found') return undefined;
+      if (isToolHubError(err, 'not_found')) return undefined;
       throw err;
     }
   }

@@ -1,6 +1,14 @@
 /** `toolhub providers`: the providers the dispatcher knows, with their health. */
+import type { ProviderStatus } from '@toolhub/contracts';
+
 import type { CommandContext } from '../context';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
+
+/** REFUSED (another contract major: the dispatcher will not call it), healthy or DOWN. */
+function health(p: ProviderStatus): string {
+  if (p.incompatible) return 'REFUSED';
+  return p.healthy ? 'healthy' : 'DOWN';
+}
 
 /** Prints the providers; exit 0 even when one is unhealthy (the table says so). */
 export async function providersCommand(ctx: CommandContext): Promise<ExitCode> {
@@ -14,8 +22,8 @@ export async function providersCommand(ctx: CommandContext): Promise<ExitCode> {
     return EXIT_CODES.ok;
   }
   ctx.out.table(
-    [{ header: 'PROVIDER' }, { header: 'HEALTH' }, { header: 'TOOLS', align: 'right' }, { header: 'REPLICAS', align: 'right' }, { header: 'DETAIL', flex: true }],
-    res.providers.map((p) => [p.provider, p.healthy ? 'healthy' : 'DOWN', String(p.toolCount), String(p.replicas), p.detail]),
+    [{ header: 'PROVIDER' }, { header: 'HEALTH' }, { header: 'TOOLS', align: 'right' }, { header: 'REPLICAS', align: 'right' }, { header: 'CONTRACT' }, { header: 'DETAIL', flex: true }],
+    res.providers.map((p) => [p.provider, health(p), String(p.toolCount), String(p.replicas), p.contractVersion || '-', p.detail]),
   );
   return EXIT_CODES.ok;
 }

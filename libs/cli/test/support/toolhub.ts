@@ -17,6 +17,8 @@ export interface TestHub {
   address: string;
   adminAddress: string;
   store: EmbeddedRegistryStore;
+  /** The in-process bus, for tests that start an extra adapter. */
+  bus: InProcessBus;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startTestHub(): Promise<TestHub> {
     address: dispatcher.grpc.address,
     adminAddress: admin.address,
     store,
+    bus,
     async close() {
       await dispatcher.close(100);
       for (const a of adapters) await a.close();
