@@ -69,6 +69,7 @@ export function toToolInfo(provider: string, def: ToolDefinition<never>): ToolIn
     version: contentHash(described),
     tags: described.tags,
     defaultTimeoutMs: described.defaultTimeoutMs,
+    ...(def.sourceName !== undefined && def.sourceName !== def.name ? { sourceName: def.sourceName } : {}),
   };
 }
 

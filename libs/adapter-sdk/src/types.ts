@@ -73,6 +73,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   tags?: string[];
   /** Default timeout for one run. */
   defaultTimeoutMs?: number;
+  /** The tool's name at its source when `name` was mapped from it (see `toolNameMap`); kept in ToolInfo. */
+  sourceName?: string;
   /**
    * Runs the tool. `args` were checked against `inputSchema` by the caller, but a definition built
    * with a schema library should still parse them. Throw ToolHubError for expected failures.

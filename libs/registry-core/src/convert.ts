@@ -18,6 +18,7 @@ export function toToolInfo(t: StoredTool): ToolInfo {
     version: t.version,
     tags: t.tags,
     defaultTimeoutMs: t.defaultTimeoutMs,
+    ...(t.sourceName !== undefined ? { sourceName: t.sourceName } : {}),
   };
 }
 

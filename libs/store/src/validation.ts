@@ -92,6 +92,8 @@ export function normalizeToolInfo(tool: ToolInfo, field: string, provider?: stri
     version: '',
     tags,
     defaultTimeoutMs: timeout,
+    // Only when set, so the content hash of tools without a source name stays what it was.
+    ...(typeof tool.sourceName === 'string' && tool.sourceName !== tool.name ? { sourceName: tool.sourceName.slice(0, 1024) } : {}),
   };
   const version = tool.version || contentHash({ ...normalized, id: '', version: '' });
   const result = { ...normalized, version };
