@@ -24,7 +24,7 @@ import { resolve } from 'node:path';
 import { BENCH_PROVIDER, noopTool } from './noop-adapter';
 
 const ROOT = resolve(__dirname, '../..');
-const OUT = resolve(ROOT, 'bench/results/dispatcher.json');
+const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/dispatcher.json');
 /** How long each measurement runs, after its warm-up. */
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4000);
 const WARM_MS = 1000;
@@ -32,6 +32,10 @@ const DEADLINE_MS = 10_000;
 /** BENCH_PROFILE=<dir> writes a V8 CPU profile of the dispatcher process there (open it in Chrome DevTools). */
 /** BENCH_ONLY=<text>[,<text>...] runs only the measurements whose "name @concurrency" contains one of them (for profiling). */
 const ONLY = process.env['BENCH_ONLY']?.split(',');
+/** `BENCH_DISPATCHER_JS=dist/apps/dispatcher/main.js` runs the built dispatcher (`node scripts/build.mjs apps/dispatcher src/main.ts`). */
+const DISPATCHER_ENTRY = process.env['BENCH_DISPATCHER_JS'] ? [process.env['BENCH_DISPATCHER_JS']] : ['--import', 'tsx', 'apps/dispatcher/src/main.ts'];
+/** `BENCH_EVENT_DURABILITY=outbox|ack|memory`: how the dispatcher makes call events durable (its default: outbox). */
+const EVENT_DURABILITY = process.env['BENCH_EVENT_DURABILITY'];
 const PROFILE_ARGS = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_PROFILE'])}`] : [];
 
 interface Row {
@@ -149,9 +153,15 @@ async function main(): Promise<void> {
         readyPattern: /noop adapter ready/,
         timeoutMs: 60_000,
       }),
-      spawnProcess(process.execPath, [...PROFILE_ARGS, '--import', 'tsx', 'apps/dispatcher/src/main.ts'], {
+      spawnProcess(process.execPath, [...PROFILE_ARGS, ...DISPATCHER_ENTRY], {
         cwd: ROOT,
-        env: { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000', LOG_LEVEL: 'info' },
+        env: {
+          NATS_URL: natsUrl,
+          TOOLHUB_GRPC_PORT: String(port),
+          TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000',
+          LOG_LEVEL: 'info',
+          ...(EVENT_DURABILITY ? { TOOLHUB_EVENT_DURABILITY: EVENT_DURABILITY } : {}),
+        },
         readyPattern: /dispatcher listening/,
         timeoutMs: 60_000,
       }),

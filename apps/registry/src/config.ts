@@ -1,5 +1,5 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
-import { defineConfig } from '@toolhub/config';
+import { defineConfig, zDuration } from '@toolhub/config';
 import { z } from 'zod';
 
 export const registryConfig = defineConfig({
@@ -12,6 +12,11 @@ export const registryConfig = defineConfig({
     env: 'TOOLHUB_STATS_CONSUMER',
     schema: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('registry-stats'),
     description: 'Durable JetStream consumer of tool.called events (shared by registry replicas)',
+  },
+  statsStartWindowMs: {
+    env: 'TOOLHUB_STATS_START_WINDOW',
+    schema: zDuration({ min: '0ms', max: '30d' }).default(3_600_000),
+    description: 'A NEW statistics consumer on an empty store starts this far back ("1h"; "0ms" replays the whole stream); on a restored snapshot it starts at the newest call it holds',
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
 });

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'registry', level: config.logLevel });
   const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb });
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
-  const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer });
+  const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs });
   const admin = await startAdminServer(registry, { host: config.adminHost, port: config.adminPort });
   log.info({ admin: admin.address }, `registry ready; admin API on ${admin.address}`);
   onShutdown(log, [

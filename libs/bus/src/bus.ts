@@ -75,12 +75,30 @@ export interface ConsumeOptions {
   maxBatch?: number;
   /** How long an unacknowledged event waits before redelivery. @default 30000 */
   ackWaitMs?: number;
+  /**
+   * Only when the durable consumer does not exist yet: start with the events stored at or after
+   * this time instead of the whole stream (a new deployment need not replay a week). An existing
+   * consumer always resumes where it stopped. 0 = the whole stream. @default 0
+   */
+  startAtUnixMs?: number;
+}
+
+/** How far a consumer is behind its stream. */
+export interface ConsumerLag {
+  /** Events not processed yet (waiting plus delivered but unacknowledged). */
+  readonly events: number;
+  /** Age of the oldest of them, in seconds; 0 when caught up. */
+  readonly seconds: number;
 }
 
 /** A running durable consumer. */
 export interface EventConsumer {
   /** Stop fetching; the batch in progress finishes (and is acknowledged) first. */
   close(): Promise<void>;
+  /** Whether this start created the durable consumer (a new deployment) rather than resuming it. */
+  readonly created?: boolean;
+  /** How far behind the stream the consumer is; asks the server. Optional for older implementations. */
+  lag?(): Promise<ConsumerLag>;
 }
 
 /** Whether a bus can reach its broker right now. */

@@ -8,6 +8,7 @@ export type {
   BusMessage,
   BusReply,
   ConsumeOptions,
+  ConsumerLag,
   EventConsumer,
   EventMessage,
   Headers,

@@ -18,7 +18,7 @@ import {
 import { nanos } from '@nats-io/nats-core';
 import { HEADER_MSG_ID } from '@toolhub/contracts';
 
-import { type ConsumeOptions, type EventConsumer, type EventMessage } from './bus';
+import { type ConsumeOptions, type ConsumerLag, type EventConsumer, type EventMessage } from './bus';
 import { fromNatsHeaders, serverAtLeast, toBusError } from './nats-util';
 import { coveringPattern, subjectMatches } from './subject';
 import { copyBytes, redeliveryDelay } from './util';
@@ -50,7 +50,7 @@ export function consumerFilter(
 }
 
 /** Creates the durable consumer, or brings an existing one in line with the requested settings. */
-async function ensureConsumer(deps: NatsConsumerDeps, opts: Required<ConsumeOptions>): Promise<boolean> {
+async function ensureConsumer(deps: NatsConsumerDeps, opts: Required<ConsumeOptions>): Promise<{ clientFilter: boolean; created: boolean }> {
   const { config: filter, clientFilter } = consumerFilter(deps.nc, opts.filterSubjects);
   const wanted: Partial<ConsumerConfig> = {
     ack_wait: nanos(opts.ackWaitMs),
@@ -73,7 +73,11 @@ async function ensureConsumer(deps: NatsConsumerDeps, opts: Required<ConsumeOpti
       ...wanted,
       durable_name: opts.durable,
       ack_policy: AckPolicy.Explicit,
-      ...(startSeq ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq } : { deliver_policy: DeliverPolicy.All }),
+      ...(startSeq
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }
+        : opts.startAtUnixMs > 0
+          ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(opts.startAtUnixMs).toISOString() }
+          : { deliver_policy: DeliverPolicy.All }),
     });
   try {
     if (!existing) {
@@ -95,7 +99,7 @@ async function ensureConsumer(deps: NatsConsumerDeps, opts: Required<ConsumeOpti
     // Mostly a config the server refuses (e.g. an invalid filter); connection trouble keeps its own code.
     throw toBusError(err, 'invalid_argument', `${what}: cannot ${existing ? 'update' : 'create'} it`);
   }
-  return clientFilter;
+  return { clientFilter, created: !existing };
 }
 
 /**
@@ -135,11 +139,12 @@ export class NatsEventConsumer implements EventConsumer {
     private readonly deps: NatsConsumerDeps,
     private readonly opts: Required<ConsumeOptions>,
     private readonly clientFilter: boolean,
+    readonly created: boolean,
   ) {}
 
   static async start(deps: NatsConsumerDeps, opts: Required<ConsumeOptions>): Promise<NatsEventConsumer> {
-    const clientFilter = await ensureConsumer(deps, opts);
-    const self = new NatsEventConsumer(deps, opts, clientFilter);
+    const { clientFilter, created } = await ensureConsumer(deps, opts);
+    const self = new NatsEventConsumer(deps, opts, clientFilter, created);
     try {
       const consumer = await deps.js.consumers.get(deps.stream, opts.durable);
       self.messages = await consumer.consume({ max_messages: opts.maxBatch, callback: (m) => self.receive(m) });
@@ -152,6 +157,24 @@ export class NatsEventConsumer implements EventConsumer {
     });
     self.loop = self.run();
     return self;
+  }
+
+  /**
+   * Pending plus unacknowledged events from the server's consumer info, and the age of the oldest
+   * one not acknowledged (the stream message just past the ack floor).
+   * @throws BusError when the server cannot be asked (e.g. NATS is down).
+   */
+  async lag(): Promise<ConsumerLag> {
+    try {
+      const info = await this.deps.jsm.consumers.info(this.deps.stream, this.opts.durable);
+      const events = info.num_pending + info.num_ack_pending;
+      if (events === 0) return { events, seconds: 0 };
+      const oldest = await this.deps.jsm.streams.getMessage(this.deps.stream, { seq: info.ack_floor.stream_seq + 1 }).catch(() => null);
+      const seconds = oldest ? Math.max(0, (Date.now() - oldest.time.getTime()) / 1000) : 0;
+      return { events, seconds };
+    } catch (err) {
+      throw toBusError(err, 'connection_failed', `lag of consumer "${this.opts.durable}"`);
+    }
   }
 
   close(): Promise<void> {

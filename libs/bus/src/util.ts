@@ -16,8 +16,12 @@ export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 /** NATS' default `max_payload` (1 MiB); the in-process bus uses the same. */
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-/** Longest pause before a failed batch is redelivered, however many times it failed. */
-export const MAX_REDELIVERY_DELAY_MS = 30_000;
+/**
+ * Longest pause before a failed batch is redelivered, however many times it failed. A few
+ * seconds: once the store is back, ingestion resumes within this long (it was 30 s, which kept
+ * statistics frozen ~20 s after a database outage ended).
+ */
+export const MAX_REDELIVERY_DELAY_MS = 4_000;
 
 /** A private copy, so no two parties share (and can mutate) one buffer. */
 export function copyBytes(data: Uint8Array): Uint8Array {
@@ -114,6 +118,7 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
     handler: options.handler,
     maxBatch,
     ackWaitMs,
+    startAtUnixMs: options.startAtUnixMs ?? 0,
   };
 }
 
@@ -123,10 +128,14 @@ function isWithinEvents(pattern: string): boolean {
   return pattern.startsWith(`${root}.`) && pattern.length > root.length + 1;
 }
 
-/** Exponential backoff for a failed batch: base, 2×base, 4×base … capped at {@link MAX_REDELIVERY_DELAY_MS}. */
+/**
+ * Exponential backoff for a failed batch: base, 2×base, 4×base … capped at {@link MAX_REDELIVERY_DELAY_MS},
+ * with ±25 % jitter past the first retries so consumers that failed together do not retry in step.
+ */
 export function redeliveryDelay(baseMs: number, deliveryCount: number): number {
   const exp = Math.min(Math.max(deliveryCount - 1, 0), 16);
-  return Math.min(baseMs * 2 ** exp, MAX_REDELIVERY_DELAY_MS);
+  const delay = Math.min(baseMs * 2 ** exp, MAX_REDELIVERY_DELAY_MS);
+  return exp < 2 ? delay : Math.round(delay * (0.75 + Math.random() / 2));
 }
 
 /** Message of an unknown thrown value, for error replies. */

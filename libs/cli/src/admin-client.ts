@@ -10,6 +10,7 @@ import {
   ErrorCode,
   errorCodeFromProto,
   type GetPreloadListResponse,
+  type GetRegistryStatusResponse,
   type GetToolRequest,
   type GetToolResponse,
   type GetToolStatsRequest,
@@ -61,6 +62,11 @@ export class RegistryAdminApi {
 
   getToolStats(req: GetToolStatsRequest): Promise<GetToolStatsResponse> {
     return this.call('GetToolStats', this.raw.getToolStats, req);
+  }
+
+  /** Statistics ingestion health: lag behind the calls, store failures. */
+  getRegistryStatus(): Promise<GetRegistryStatusResponse> {
+    return this.call('GetRegistryStatus', this.raw.getRegistryStatus, {});
   }
 
   listToolStats(req: Partial<ListToolStatsRequest>): Promise<ListToolStatsResponse> {

@@ -85,6 +85,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
     listToolStats: unary(m('ListToolStats'), async (req: { sort: StatsSort; limit: number; provider: string }) => ({
       stats: (await registry.listToolStats(SORTS[req.sort] ?? 'calls', req.limit, req.provider)).map(toWireStats),
     })),
+    getRegistryStatus: unary(m('GetRegistryStatus'), () => registry.statsStatus()),
     suggestPreload: unary(m('SuggestPreload'), async (req: { limit: number }) => registry.suggestPreload(req.limit)),
     importOverlays: unary(m('ImportOverlays'), async (req: { content: string; format: string; changedBy: string; dryRun: boolean }) => {
       const r = await registry.importOverlays(req.content, req.format, req.changedBy, req.dryRun);

@@ -5,7 +5,7 @@
  * events whenever what agents see changes.
  */
 import { errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
-import type { Bus, BusMessage, BusReply, EventConsumer, Subscription } from '@toolhub/bus';
+import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
   CatalogAnnouncement,
   CatalogResyncRequest,
@@ -22,7 +22,7 @@ import {
   registrySubject,
   SearchToolsRequest,
   SearchToolsResponse,
-  ToolCalled,
+  type GetRegistryStatusResponse,
   ToolHubError,
   type ToolInfo,
   toolId,
@@ -34,6 +34,7 @@ import { toRegisteredTool, toToolInfo } from './convert';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
 import { buildPreloadSet } from './preload-set';
+import { StatsIngestion } from './stats-ingestion';
 import { suggestPreload } from './suggest';
 
 export interface RegistryOptions {
@@ -49,6 +50,12 @@ export interface RegistryOptions {
    * @default 1000
    */
   statsBatch?: number;
+  /**
+   * Where a NEW statistics consumer starts on an empty store: this far back (0 = the whole 7-day
+   * stream). With statistics in the store (a restored snapshot) it starts just before the newest
+   * call the store holds instead. An existing consumer resumes where it stopped. @default 3600000 (1 h)
+   */
+  statsStartWindowMs?: number;
   logger?: SdkLogger;
 }
 
@@ -58,11 +65,13 @@ const silent: SdkLogger = { info() {}, warn() {}, error() {} };
 
 export class Registry {
   private readonly subs: Subscription[] = [];
-  private consumer?: EventConsumer;
+  private ingestion?: StatsIngestion;
   private readonly events: ChangeEvents;
   private readonly log: SdkLogger;
   /** Events ingested since start (for benchmarks and health). */
-  ingested = 0;
+  get ingested(): number {
+    return this.ingestion?.ingested ?? 0;
+  }
 
   private constructor(
     readonly bus: Bus,
@@ -77,7 +86,13 @@ export class Registry {
 
   /** Loads the catalog into the search index, starts serving and consuming, asks adapters to re-announce. */
   static async start(bus: Bus, store: RegistryStore, options: RegistryOptions = {}): Promise<Registry> {
-    const registry = new Registry(bus, store, new ToolSearchIndex(), { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1000 }, options.logger);
+    const registry = new Registry(
+      bus,
+      store,
+      new ToolSearchIndex(),
+      { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000 },
+      options.logger,
+    );
     registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
     const serve = (op: 'search' | 'preload' | 'info', fn: (msg: BusMessage) => Promise<Uint8Array>) =>
       bus.serve(registrySubject(op), async (msg): Promise<BusReply> => {
@@ -100,17 +115,11 @@ export class Registry {
       await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
       await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
     );
-    registry.consumer = await bus.consumeEvents({
+    registry.ingestion = await StatsIngestion.start(bus, store, {
       durable: registry.options.statsConsumer,
-      filterSubjects: [eventWildcard('tool.called')],
       maxBatch: registry.options.statsBatch,
-      // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
-      // for redelivery; the store counts each event id once, so redelivery never double-counts.
-      handler: async (batch) => {
-        const res = await store.recordCalls(batch.map((m) => ToolCalled.decode(m.data)));
-        registry.ingested += res.recorded;
-        if (res.rejected.length) registry.log.warn({ rejected: res.rejected.slice(0, 5), count: res.rejected.length }, 'malformed tool.called events skipped');
-      },
+      startWindowMs: registry.options.statsStartWindowMs,
+      log: registry.log,
     });
     bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
     return registry;
@@ -244,8 +253,24 @@ export class Registry {
     return result;
   }
 
+  /** Statistics ingestion health: lag behind the calls, store failures, where the consumer started. */
+  async statsStatus(): Promise<GetRegistryStatusResponse> {
+    const s = this.ingestion?.status();
+    const lag = await this.ingestion?.lag();
+    return {
+      statsLagEvents: lag?.events ?? 0,
+      statsLagSeconds: lag?.seconds ?? 0,
+      ingestedEvents: s?.ingested ?? 0,
+      storeHealthy: s?.storeHealthy ?? true,
+      storeFailures: s?.storeFailures ?? 0,
+      storeFailuresTotal: s?.storeFailuresTotal ?? 0,
+      storeDetail: (s?.storeDetail ?? 'ok') + (lag ? '' : '; consumer lag unknown (NATS unreachable or in-process bus)'),
+      statsStart: s?.start ?? '',
+    };
+  }
+
   async close(): Promise<void> {
-    await this.consumer?.close();
+    await this.ingestion?.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));
   }
 

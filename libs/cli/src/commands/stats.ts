@@ -1,5 +1,5 @@
 /** `toolhub stats [tool-id]`: per-tool call statistics from the registry (admin API). */
-import { parseToolId, StatsSort, type ToolStats } from '@toolhub/contracts';
+import { type GetRegistryStatusResponse, parseToolId, StatsSort, type ToolStats } from '@toolhub/contracts';
 
 import type { CommandContext } from '../context';
 import { CliUsageError } from '../errors';
@@ -56,6 +56,12 @@ function showOne(ctx: CommandContext, s: ToolStats): void {
   }
 }
 
+/** One line on how current the statistics are. */
+export function ingestionNote(s: GetRegistryStatusResponse): string {
+  const lag = s.statsLagEvents > 0 ? `${s.statsLagEvents} calls (${formatMs(s.statsLagSeconds * 1000)}) not counted yet` : 'up to date';
+  return `Statistics: ${lag}; store ${s.storeHealthy ? 'ok' : `FAILING: ${s.storeDetail}`}.`;
+}
+
 /** One tool's statistics (exit 3 when the registry has none for it), or the busiest tools. */
 export async function statsCommand(ctx: CommandContext, toolId: string | undefined, options: StatsOptions): Promise<ExitCode> {
   const admin = ctx.session.admin();
@@ -69,10 +75,13 @@ export async function statsCommand(ctx: CommandContext, toolId: string | undefin
   }
   const sort = options.sort ?? 'calls';
   const res = await admin.listToolStats({ sort: SORT_OF[sort], limit: options.limit ?? DEFAULT_STATS_LIMIT, provider: options.provider ?? '' });
+  // How far behind the calls these numbers are; a registry without GetRegistryStatus just says nothing.
+  const ingestion = await admin.getRegistryStatus().catch(() => undefined);
   if (ctx.out.json) {
-    ctx.out.document({ sort, stats: res.stats });
+    ctx.out.document({ sort, stats: res.stats, ...(ingestion ? { ingestion } : {}) });
     return EXIT_CODES.ok;
   }
+  if (ingestion) ctx.out.note(ingestionNote(ingestion));
   if (res.stats.length === 0) {
     ctx.out.note(`No calls recorded yet${options.provider ? ` for provider ${options.provider}` : ''}: statistics appear after tools run (toolhub run ...).`);
     return EXIT_CODES.ok;

@@ -1,0 +1,149 @@
+/**
+ * Statistics ingestion: the durable `tool.called` consumer that feeds `store.recordCalls`, and
+ * what operators need to know about it:
+ * - store failures are logged once per episode (when it starts, and when it ends with the count
+ *   of failed batches and how long it lasted), not once per retried batch;
+ * - how far behind the calls the statistics are (consumer lag in events and seconds);
+ * - where a new deployment starts: not the whole 7-day stream. If the store already holds
+ *   statistics (a restored snapshot, i.e. a database backup), from the newest call it counted minus
+ *   an overlap (the store counts each event id once, so the overlap cannot double-count); on an
+ *   empty store, from a bounded recent window. An existing consumer always resumes where it was.
+ */
+import type { SdkLogger } from '@toolhub/adapter-sdk';
+import type { Bus, ConsumerLag, EventConsumer } from '@toolhub/bus';
+import { eventWildcard, ToolCalled } from '@toolhub/contracts';
+import type { RegistryStore } from '@toolhub/store';
+
+/** Options of {@link StatsIngestion.start}. */
+export interface StatsIngestionOptions {
+  durable: string;
+  maxBatch: number;
+  /**
+   * A new consumer on an empty store starts this far back; 0 replays the whole stream.
+   * @default 3600000 (1 h)
+   */
+  startWindowMs?: number;
+  /** A new consumer on a store with statistics starts this long before its newest call. @default 600000 (10 min) */
+  snapshotOverlapMs?: number;
+  log: SdkLogger;
+}
+
+/** What {@link StatsIngestion.status} reports. */
+export interface StatsIngestionStatus {
+  /** Events counted since start. */
+  ingested: number;
+  storeHealthy: boolean;
+  /** Failed batches in the current episode (0 when healthy). */
+  storeFailures: number;
+  storeFailuresTotal: number;
+  storeDetail: string;
+  /** Where the consumer started when this registry created it, or "resumed". */
+  start: string;
+}
+
+export class StatsIngestion {
+  ingested = 0;
+  private failingSince = 0;
+  private failures = 0;
+  private failuresTotal = 0;
+  private lastError = '';
+  private consumer: EventConsumer | undefined;
+  private start = 'resumed';
+
+  private constructor(
+    private readonly store: RegistryStore,
+    private readonly options: StatsIngestionOptions,
+  ) {}
+
+  static async start(bus: Bus, store: RegistryStore, options: StatsIngestionOptions): Promise<StatsIngestion> {
+    const self = new StatsIngestion(store, options);
+    const { startAtUnixMs, description } = await self.startPoint();
+    self.consumer = await bus.consumeEvents({
+      durable: options.durable,
+      filterSubjects: [eventWildcard('tool.called')],
+      maxBatch: options.maxBatch,
+      startAtUnixMs,
+      // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
+      // for redelivery; the store counts each event id once, so redelivery never double-counts.
+      handler: (batch) => self.record(batch.map((m) => ToolCalled.decode(m.data))),
+    });
+    if (self.consumer.created) {
+      self.start = description;
+      options.log.info({ consumer: options.durable, start: description }, 'statistics consumer created');
+    }
+    return self;
+  }
+
+  /** Consumer lag; undefined when the bus cannot tell (in-process bus) or NATS is unreachable. */
+  async lag(): Promise<ConsumerLag | undefined> {
+    try {
+      return await this.consumer?.lag?.();
+    } catch {
+      return undefined;
+    }
+  }
+
+  status(): StatsIngestionStatus {
+    const failing = this.failingSince > 0;
+    return {
+      ingested: this.ingested,
+      storeHealthy: !failing,
+      storeFailures: this.failures,
+      storeFailuresTotal: this.failuresTotal,
+      storeDetail: failing ? `writing statistics fails since ${new Date(this.failingSince).toISOString()} (${this.failures} batches): ${this.lastError}` : 'ok',
+      start: this.start,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.consumer?.close();
+  }
+
+  private async record(events: ToolCalled[]): Promise<void> {
+    let res;
+    try {
+      res = await this.store.recordCalls(events);
+    } catch (err) {
+      this.failed(err);
+      throw err;
+    }
+    if (this.failingSince > 0) {
+      this.options.log.info(
+        { failedBatches: this.failures, outageMs: Date.now() - this.failingSince, lastError: this.lastError },
+        'statistics store works again; the events of the failed batches are being counted now',
+      );
+      this.failingSince = 0;
+      this.failures = 0;
+    }
+    this.ingested += res.recorded;
+    if (res.rejected.length) this.options.log.warn({ rejected: res.rejected.slice(0, 5), count: res.rejected.length }, 'malformed tool.called events skipped');
+  }
+
+  private failed(err: unknown): void {
+    this.failures++;
+    this.failuresTotal++;
+    this.lastError = err instanceof Error ? err.message : String(err);
+    if (this.failingSince === 0) {
+      this.failingSince = Date.now();
+      // Once per episode: the batch is redelivered with capped backoff, and each retry would log again.
+      this.options.log.error({ err }, 'writing statistics failed; events stay in the stream and are retried until the store works again');
+    }
+  }
+
+  private async startPoint(): Promise<{ startAtUnixMs: number; description: string }> {
+    const windowMs = this.options.startWindowMs ?? 3_600_000;
+    let newest = 0;
+    try {
+      newest = (await this.store.listToolStats({ sortBy: 'recency', limit: 1 }))[0]?.lastCallUnixMs ?? 0;
+    } catch (err) {
+      this.options.log.warn({ err }, 'could not read the newest statistic; a new statistics consumer starts from the recent window');
+    }
+    if (newest > 0) {
+      const at = newest - (this.options.snapshotOverlapMs ?? 600_000);
+      return { startAtUnixMs: at, description: `snapshot: from ${new Date(at).toISOString()} (the newest call the store holds, minus an overlap)` };
+    }
+    if (windowMs <= 0) return { startAtUnixMs: 0, description: 'stream start (full replay)' };
+    const at = Date.now() - windowMs;
+    return { startAtUnixMs: at, description: `recent window: from ${new Date(at).toISOString()} (empty store)` };
+  }
+}

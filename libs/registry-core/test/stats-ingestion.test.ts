@@ -1,0 +1,69 @@
+import { InProcessBus } from '@toolhub/bus';
+import { eventSubject, ToolCalled } from '@toolhub/contracts';
+import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { StatsIngestion } from '../src/stats-ingestion';
+
+const call = (id: string, at = Date.now()): ToolCalled => ({
+  eventId: id,
+  toolId: 'local:echo_text',
+  provider: 'local',
+  name: 'echo_text',
+  status: 'ok',
+  errorCode: 0,
+  latencyMs: 3,
+  attempts: 1,
+  fallbackUsed: '',
+  caller: '',
+  timestampUnixMs: at,
+  searchId: '',
+});
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A store whose statistics writes fail while `down` is set (the database unreachable). */
+function flaky(store: RegistryStore): RegistryStore & { down: boolean } {
+  const wrapped = Object.create(store) as RegistryStore & { down: boolean };
+  wrapped.down = false;
+  wrapped.recordCalls = (events) => (wrapped.down ? Promise.reject(new Error('connection refused (test)')) : store.recordCalls(events));
+  return wrapped;
+}
+
+describe('statistics ingestion', () => {
+  it('logs a store outage once when it starts and once when it ends, and counts every event after it', async () => {
+    const bus = new InProcessBus({ redeliveryDelayMs: 10 });
+    const store = flaky(await EmbeddedRegistryStore.open({ dir: mkdtempSync(join(tmpdir(), 'ingest-')) }));
+    const logs: Array<{ level: string; msg: string }> = [];
+    const log = { info: (_: object, msg?: string) => void logs.push({ level: 'info', msg: msg ?? '' }), warn: (_: object, msg?: string) => void logs.push({ level: 'warn', msg: msg ?? '' }), error: (_: object, msg?: string) => void logs.push({ level: 'error', msg: msg ?? '' }) };
+    const ingestion = await StatsIngestion.start(bus, store, { durable: 'stats', maxBatch: 10, log });
+    const publish = (ids: string[]) => Promise.all(ids.map((id) => bus.publishEvent(eventSubject('tool.called', 'local'), ToolCalled.encode(call(id)).finish(), { msgId: id })));
+    try {
+      await publish(['a1', 'a2']);
+      await eventually(() => ingestion.ingested === 2, 'the first events');
+      store.down = true;
+      await publish(['b1', 'b2', 'b3']);
+      await eventually(() => ingestion.status().storeFailures >= 3, 'several failed batches');
+      expect(ingestion.status()).toMatchObject({ storeHealthy: false, storeDetail: expect.stringContaining('connection refused') });
+      store.down = false;
+      await eventually(() => ingestion.ingested === 5, 'the events written once the store is back');
+      expect(ingestion.status()).toMatchObject({ storeHealthy: true, storeFailures: 0 });
+      expect(ingestion.status().storeFailuresTotal).toBeGreaterThanOrEqual(3);
+      expect(logs.filter((l) => l.level === 'error')).toHaveLength(1);
+      expect(logs.filter((l) => l.level === 'info' && /works again/.test(l.msg))).toHaveLength(1);
+      expect((await store.getToolStats('local:echo_text'))?.calls).toBe(5);
+    } finally {
+      await ingestion.close();
+      await bus.close();
+      await store.close();
+    }
+  });
+});
