@@ -130,12 +130,12 @@ function isWithinEvents(pattern: string): boolean {
 
 /**
  * Exponential backoff for a failed batch: base, 2×base, 4×base … capped at {@link MAX_REDELIVERY_DELAY_MS},
- * with ±25 % jitter past the first retries so consumers that failed together do not retry in step.
+ * plus up to 25 % jitter past the first retries so consumers that failed together do not retry in step.
  */
 export function redeliveryDelay(baseMs: number, deliveryCount: number): number {
   const exp = Math.min(Math.max(deliveryCount - 1, 0), 16);
   const delay = Math.min(baseMs * 2 ** exp, MAX_REDELIVERY_DELAY_MS);
-  return exp < 2 ? delay : Math.round(delay * (0.75 + Math.random() / 2));
+  return exp < 2 ? delay : Math.round(delay * (1 + Math.random() / 4));
 }
 
 /** Message of an unknown thrown value, for error replies. */
