@@ -14,6 +14,8 @@ const common = {
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper,
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // jose (JWT) ships ESM only; Node 20.19+ require()s it natively, Jest needs it transformed.
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };
 
 module.exports = {

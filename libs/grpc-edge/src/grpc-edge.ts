@@ -12,7 +12,7 @@ import {
   status as GrpcStatus,
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
-import { LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
+import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role } from '@toolhub/auth';
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
@@ -105,8 +105,46 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
 }
 
-/** Wraps a dispatcher method as a grpc-js unary handler with tracing and error mapping. */
-export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res): handleUnaryCall<Decoded<Req>, Res> {
+/** Who may call a method: the credentials check, and the roles of which the principal needs one. */
+export interface EdgeAuth {
+  authenticator: Authenticator;
+  /** Any one of these roles admits the call (`admin` holds every role); empty or absent: any principal. */
+  roles?: readonly Role[];
+}
+
+/** The credentials a call presented: authorization / x-api-key metadata and a verified client certificate. */
+function credentialsOf(call: ServerUnaryCall<unknown, unknown>) {
+  const header = (name: string) => {
+    const v = call.metadata.get(name)[0];
+    return v === undefined ? undefined : String(v);
+  };
+  // Only reached when the server requires client certificates signed by its client CA (see serve.ts).
+  const cn = call.getAuthContext?.()?.sslPeerCertificate?.subject?.CN;
+  return { authorization: header('authorization'), apiKey: header('x-api-key'), certificateSubject: typeof cn === 'string' ? cn : undefined };
+}
+
+function admit(principal: Principal, method: string, roles: readonly Role[] | undefined): Principal {
+  if (roles?.length && !roles.some((r) => hasRole(principal, r))) {
+    throw new ToolHubError(
+      'permission_denied',
+      `${method} needs the ${roles.join(' or ')} role; ${principal.id} has ${principal.roles.join(', ') || 'no roles'}. Ask an admin for a credential with that role.`,
+    );
+  }
+  return principal;
+}
+
+/** The principal of a call, or the UNAUTHENTICATED / PERMISSION_DENIED error. Sync when it can be (API keys, cached JWTs). */
+function principalFor(call: ServerUnaryCall<unknown, unknown>, method: string, auth: EdgeAuth | undefined): Principal | Promise<Principal> {
+  if (!auth?.authenticator.enabled) return LOCAL_PRINCIPAL;
+  const p = auth.authenticator.authenticate(credentialsOf(call));
+  return p instanceof Promise ? p.then((x) => admit(x, method, auth.roles)) : admit(p, method, auth.roles);
+}
+
+/**
+ * Wraps a service method as a grpc-js unary handler with authentication (when `auth` is given and
+ * enabled), tracing and error mapping. The principal reaches `fn` as `call.principal`.
+ */
+export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res, auth?: EdgeAuth): handleUnaryCall<Decoded<Req>, Res> {
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
     const arrivedUnixMs = Date.now();
     const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
@@ -135,7 +173,11 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
       }
       context.with(trace.setSpan(context.active(), span), () => {
         Promise.resolve()
-          .then(() => fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs }))
+          .then(() => principalFor(call, method, auth))
+          .then((principal) => {
+            if (principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
+            return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal });
+          })
           .then(
             (res) => finish(null, res),
             (err: unknown) => finish(err),

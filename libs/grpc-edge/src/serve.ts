@@ -1,10 +1,65 @@
 /** Binding and graceful shutdown shared by ToolHub's gRPC servers. */
-import { type Server, ServerCredentials } from '@grpc/grpc-js';
+import { experimental, type Server, ServerCredentials } from '@grpc/grpc-js';
+import { ToolHubError } from '@toolhub/contracts';
 import type { HealthImplementation } from 'grpc-health-check';
+import { readFileSync } from 'node:fs';
 
-/** Binds `server` to `host:port` (0 = any free port) and resolves with the bound port. */
-export function bindServer(server: Server, host: string, port: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))));
+/** TLS for a gRPC server, from PEM files that are re-read when they change (certificate rotation). */
+export interface ServerTlsOptions {
+  certFile: string;
+  keyFile: string;
+  /**
+   * CA of client certificates. When set, every client must present a certificate signed by it
+   * (mTLS); its subject CN can then be a principal (TOOLHUB_AUTH_MTLS_SUBJECTS).
+   */
+  clientCaFile?: string;
+  /** How often the files are checked for changes. @default 60000 */
+  refreshIntervalMs?: number;
+}
+
+/** Server credentials: insecure without `tls`; otherwise TLS whose certificates reload from disk. */
+export function serverCredentials(tls?: ServerTlsOptions): ServerCredentials {
+  if (!tls) return ServerCredentials.createInsecure();
+  // Read once up front so a missing or unreadable file fails the start with its name, not the first handshake.
+  for (const f of [tls.certFile, tls.keyFile, tls.clientCaFile].filter((x): x is string => Boolean(x))) {
+    try {
+      readFileSync(f);
+    } catch (err) {
+      throw ToolHubError.invalidArgument(`cannot read TLS file ${f}: ${(err as Error).message}`, [{ field: f, message: 'unreadable' }]);
+    }
+  }
+  const refreshIntervalMs = tls.refreshIntervalMs ?? 60_000;
+  const identity = new experimental.FileWatcherCertificateProvider({ certificateFile: tls.certFile, privateKeyFile: tls.keyFile, refreshIntervalMs });
+  const ca = tls.clientCaFile ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: tls.clientCaFile, refreshIntervalMs }) : null;
+  // grpc-js names the parameters (ca, identity) but hands them on as (identity, ca): identity goes first.
+  return experimental.createCertificateProviderServerCredentials(identity, ca, ca !== null);
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Fail closed: a server reachable from other machines must check credentials. Throws, naming the
+ * settings to use, when `host` is not loopback and auth is off (unless `allowInsecure`, for a
+ * service mesh that authenticates in front of ToolHub).
+ */
+export function assertSafeBind(service: string, host: string, authEnabled: boolean, allowInsecure = false): void {
+  if (authEnabled || allowInsecure || isLoopbackHost(host)) return;
+  throw new ToolHubError(
+    'failed_precondition',
+    `${service} refuses to listen on ${host} without authentication: anyone who reaches that address could use it. ` +
+      'Set TOOLHUB_AUTH_API_KEYS (a key file or Secret directory), or TOOLHUB_AUTH_JWT_ISSUER + TOOLHUB_AUTH_JWT_AUDIENCE + TOOLHUB_AUTH_JWT_JWKS, ' +
+      'or TOOLHUB_AUTH_MTLS_SUBJECTS with TOOLHUB_TLS_CLIENT_CA; or listen on 127.0.0.1 (local mode); or, only behind a proxy that authenticates, TOOLHUB_ALLOW_UNAUTHENTICATED=1.',
+  );
+}
+
+/** Binds `server` to `host:port` (0 = any free port) with `tls` when given, and resolves with the bound port. */
+export function bindServer(server: Server, host: string, port: number, tls?: ServerTlsOptions): Promise<number> {
+  const creds = serverCredentials(tls);
+  return new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${port}`, creds, (err, bound) => (err ? reject(err) : resolve(bound))));
 }
 
 /**

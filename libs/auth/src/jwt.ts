@@ -1,0 +1,136 @@
+/**
+ * JWT bearer tokens checked with `jose` against a configured issuer, audience and JWKS (a file,
+ * re-read when it changes, or an HTTPS URL, fetched and cached by jose). Roles come from a claim.
+ */
+import { readFileSync } from 'node:fs';
+
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+
+import { AuthConfigError, unauthenticated } from './errors';
+import { isRole, type Principal, type Role } from './principal';
+
+export interface JwtOptions {
+  /** Required `iss`. */
+  issuer: string;
+  /** Required `aud` (one of, when the token has several). */
+  audience: string;
+  /** JWKS: a file path (re-read every `reloadIntervalMs` when it changed) or an http(s) URL. */
+  jwks: string;
+  /** Claim holding the roles: an array or a space-separated string. @default 'roles' */
+  rolesClaim?: string;
+  /** Roles when the claim is absent. @default ['agent'] */
+  defaultRoles?: Role[];
+  /** Accepted clock skew, seconds. @default 30 */
+  clockToleranceSec?: number;
+  /** @default 2000 */
+  reloadIntervalMs?: number;
+  /**
+   * Verified tokens are remembered (until they expire, at most this long) so a busy agent's
+   * repeated token costs one signature check, not one per call. @default 60000
+   */
+  cacheMs?: number;
+}
+
+interface Cached {
+  principal: Principal;
+  until: number;
+}
+
+const MAX_CACHED = 10_000;
+
+/** Verifies bearer JWTs. Create with {@link JwtVerifier.create}; `close()` stops the file watch. */
+export class JwtVerifier {
+  private keys: JWTVerifyGetKey;
+  private jwksText = '';
+  private timer: NodeJS.Timeout | undefined;
+  private readonly cache = new Map<string, Cached>();
+
+  private constructor(private readonly options: Required<JwtOptions>) {
+    this.keys = this.loadKeys();
+  }
+
+  /** @throws AuthConfigError when issuer, audience or JWKS are missing or the JWKS file is malformed. */
+  static create(options: JwtOptions): JwtVerifier {
+    for (const field of ['issuer', 'audience', 'jwks'] as const) {
+      if (!options[field]) throw new AuthConfigError('bad_jwt_config', `JWT auth needs ${field} (TOOLHUB_AUTH_JWT_${field.toUpperCase()}).`);
+    }
+    const v = new JwtVerifier({ rolesClaim: 'roles', defaultRoles: ['agent'], clockToleranceSec: 30, reloadIntervalMs: 2000, cacheMs: 60_000, ...options });
+    if (!/^https?:\/\//.test(options.jwks)) {
+      v.timer = setInterval(() => {
+        try {
+          v.keys = v.loadKeys();
+          v.cache.clear(); // a rotated-out key must stop working at once
+        } catch {
+          // keep the previous keys; a half-written file must not lock everyone out
+        }
+      }, v.options.reloadIntervalMs);
+      v.timer.unref();
+    }
+    return v;
+  }
+
+  /**
+   * The principal of `token` (`jwt:<iss>#<sub>`).
+   * @throws ToolHubError unauthenticated: expired, not yet valid, wrong issuer/audience, bad signature, malformed
+   */
+  async verify(token: string): Promise<Principal> {
+    const now = Date.now();
+    const hit = this.cache.get(token);
+    if (hit && hit.until > now) return hit.principal;
+    const o = this.options;
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, { issuer: o.issuer, audience: o.audience, clockTolerance: o.clockToleranceSec }));
+    } catch (err) {
+      throw unauthenticated(describe(err, o), err);
+    }
+    if (!payload.sub) throw unauthenticated('The JWT has no "sub" claim; ToolHub needs a subject to know who is calling.');
+    const principal: Principal = { id: `jwt:${payload.iss ?? o.issuer}#${payload.sub}`, roles: rolesOf(payload[o.rolesClaim], o.defaultRoles), method: 'jwt' };
+    const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : now + o.cacheMs;
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(token, { principal, until: Math.min(exp, now + o.cacheMs) });
+    return principal;
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private loadKeys(): JWTVerifyGetKey {
+    const src = this.options.jwks;
+    if (/^https?:\/\//.test(src)) return createRemoteJWKSet(new URL(src));
+    let text: string;
+    try {
+      text = readFileSync(src, 'utf8');
+    } catch (err) {
+      throw new AuthConfigError('bad_jwt_config', `cannot read the JWKS file ${src}: ${(err as Error).message}`, { cause: err });
+    }
+    if (text === this.jwksText) return this.keys;
+    try {
+      const keys = createLocalJWKSet(JSON.parse(text));
+      this.jwksText = text;
+      return keys;
+    } catch (err) {
+      throw new AuthConfigError('bad_jwt_config', `${src} is not a JWKS ({"keys": [...]}): ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
+
+function rolesOf(claim: unknown, fallback: Role[]): Role[] {
+  const list = Array.isArray(claim) ? claim : typeof claim === 'string' ? claim.split(/\s+/) : undefined;
+  if (!list) return fallback;
+  return list.filter(isRole);
+}
+
+function describe(err: unknown, o: Required<JwtOptions>): string {
+  if (err instanceof joseErrors.JWTExpired) return 'The JWT has expired; get a new token and retry.';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'aud') return `The JWT is for another audience; ToolHub accepts tokens with aud "${o.audience}".`;
+    if (err.claim === 'iss') return `The JWT was issued by someone ToolHub does not trust; it accepts iss "${o.issuer}".`;
+    if (err.claim === 'nbf') return 'The JWT is not valid yet (nbf is in the future).';
+    return `The JWT claim "${err.claim}" is not acceptable: ${err.reason}.`;
+  }
+  if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The JWT signature does not match any key ToolHub trusts.';
+  if (err instanceof joseErrors.JWKSTimeout || err instanceof joseErrors.JOSEError && err.code === 'ERR_JWKS_INVALID') return 'ToolHub could not load its signing keys to check the JWT; retry shortly.';
+  return 'The bearer token is not a valid JWT.';
+}

@@ -1,0 +1,123 @@
+import { ToolHubError } from '@toolhub/contracts';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ApiKeyStore, Authenticator, Grants, hashApiKey, JwtVerifier, LOCAL_PRINCIPAL, type Principal } from '../src';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolhub-auth-'));
+
+async function codeOf(fn: () => unknown): Promise<string> {
+  try {
+    await fn();
+    return 'ok';
+  } catch (err) {
+    return err instanceof ToolHubError ? err.code : String(err);
+  }
+}
+
+describe('API keys', () => {
+  const file = join(dir, 'keys.json');
+  const write = (keys: unknown[]) => writeFileSync(file, JSON.stringify({ keys }));
+
+  it('accepts a listed key, refuses an unknown one, and a revoked key says it was revoked', () => {
+    write([{ name: 'fleet-a', sha256: hashApiKey('secret-a'), roles: ['agent'] }, { name: 'old', sha256: hashApiKey('secret-old'), roles: ['agent'], revoked: true }]);
+    const store = ApiKeyStore.load(file);
+    expect(store.authenticate('secret-a')).toEqual({ id: 'key:fleet-a', roles: ['agent'], method: 'api_key' });
+    expect(() => store.authenticate('nope')).toThrow(/not valid/);
+    expect(() => store.authenticate('secret-old')).toThrow(/"old" was revoked/);
+    store.close();
+  });
+
+  it('rotates without a restart: a reload drops removed keys and adds new ones; a broken file keeps the old keys', () => {
+    write([{ name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] }]);
+    const errors: Error[] = [];
+    const store = ApiKeyStore.load(file, { onReloadError: (e) => errors.push(e) });
+    write([{ name: 'a', sha256: hashApiKey('k2'), roles: ['agent'] }]);
+    expect(store.reload()).toBe(true);
+    expect(() => store.authenticate('k1')).toThrow(ToolHubError);
+    expect(store.authenticate('k2').id).toBe('key:a');
+    writeFileSync(file, '{ half written');
+    expect(store.reload()).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(store.authenticate('k2').id).toBe('key:a');
+    store.close();
+  });
+
+  it('refuses a key file with a plain-text key instead of a hash, naming the field', () => {
+    write([{ name: 'a', sha256: 'plaintext', roles: ['agent'] }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/sha256 must be the 64-character/);
+  });
+});
+
+describe('JWT', () => {
+  let sign: (claims: Record<string, unknown>, opts?: { aud?: string; exp?: string | number }) => Promise<string>;
+  let verifier: JwtVerifier;
+  beforeAll(async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    const jwks = join(dir, 'jwks.json');
+    writeFileSync(jwks, JSON.stringify({ keys: [jwk] }));
+    verifier = JwtVerifier.create({ issuer: 'https://idp.test', audience: 'toolhub', jwks });
+    sign = (claims, opts = {}) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer('https://idp.test')
+        .setSubject('agent-7')
+        .setAudience(opts.aud ?? 'toolhub')
+        .setIssuedAt()
+        .setExpirationTime(opts.exp ?? '1h')
+        .sign(privateKey);
+  });
+  afterAll(() => verifier.close());
+
+  it('maps a valid token to jwt:<iss>#<sub> with the roles claim', async () => {
+    await expect(verifier.verify(await sign({ roles: ['operator'] }))).resolves.toEqual({ id: 'jwt:https://idp.test#agent-7', roles: ['operator'], method: 'jwt' });
+  });
+
+  it('refuses a token for another audience and an expired token, saying which', async () => {
+    await expect(verifier.verify(await sign({}, { aud: 'other' }))).rejects.toThrow(/another audience.*toolhub/);
+    await expect(verifier.verify(await sign({}, { exp: Math.floor(Date.now() / 1000) - 3600 }))).rejects.toThrow(/expired/);
+    expect(await codeOf(() => verifier.verify('a.b.c'))).toBe('unauthenticated');
+  });
+});
+
+describe('Authenticator', () => {
+  it('is the local principal when nothing is configured, and demands credentials when something is', async () => {
+    expect(Authenticator.disabled().authenticate({})).toBe(LOCAL_PRINCIPAL);
+    const file = join(dir, 'keys2.json');
+    writeFileSync(file, JSON.stringify({ keys: [{ name: 'ops', sha256: hashApiKey('op-key'), roles: ['operator'] }] }));
+    const auth = Authenticator.create({ apiKeysPath: file });
+    expect(await codeOf(() => auth.authenticate({}))).toBe('unauthenticated');
+    expect(((await auth.authenticate({ authorization: 'Bearer op-key' })) as Principal).id).toBe('key:ops');
+    expect(((await auth.authenticate({ apiKey: 'op-key' })) as Principal).roles).toEqual(['operator']);
+    auth.close();
+  });
+});
+
+describe('Grants', () => {
+  const agent: Principal = { id: 'key:fleet', roles: ['agent'], method: 'api_key' };
+  const grants = new Grants({
+    roles: { agent: { allow: ['local:*', 'cloud:billing/**', 'mcp:*'], deny: ['local:file/file_write'] } },
+    principals: { 'key:fleet': { deny: ['mcp:*'] } },
+  });
+  const view = grants.viewOf(agent);
+
+  it('allows by provider, path glob and id; deny wins over allow, including a principal deny over a role allow', () => {
+    expect(view.unrestricted).toBe(false);
+    expect(view.permits({ provider: 'local', path: 'text', name: 'text_stats' })).toBe(true);
+    expect(view.permits({ provider: 'cloud', path: 'billing/invoices', name: 'list_invoices' })).toBe(true);
+    expect(view.permits({ provider: 'cloud', path: 'admin', name: 'drop_db' })).toBe(false);
+    expect(view.permits({ provider: 'local', path: 'file', name: 'file_write' })).toBe(false);
+    expect(view.permits({ provider: 'mcp', path: '', name: 'echo' })).toBe(false);
+  });
+
+  it('sees everything without a grants file', () => {
+    expect(new Grants().viewOf(agent).unrestricted).toBe(true);
+  });
+
+  it('refuses a pattern without a provider', () => {
+    expect(() => new Grants({ roles: { agent: { allow: ['billing/**'] } } })).toThrow(/provider:path\/tool/);
+  });
+});
