@@ -16,6 +16,8 @@ const common = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // jose (JWT) ships ESM only; Node 20.19+ require()s it natively, Jest needs it transformed.
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  // Staged npm packages (scripts/pack-packages.mjs) carry the same package names as libs/*.
+  modulePathIgnorePatterns: ['<rootDir>/tmp/', '<rootDir>/dist/'],
 };
 
 module.exports = {
