@@ -18,8 +18,11 @@ import {
   AdapterRunCancel,
   AdapterRunRequest,
   AdapterRunResponse,
+  adapterCatalogSubject,
   adapterSubject,
   assertProviderName,
+  BUS_HEADROOM_BYTES,
+  CatalogPageRequest,
   assertRunIdentifiers,
   CatalogAnnouncement,
   CONTRACT_VERSION,
@@ -34,7 +37,9 @@ import {
 } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
+import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
+import { type QuarantineEntry, type ScreenedCatalog, screenCatalog, screenTool, toWireQuarantine } from './quarantine';
 import { SDK_NAME, SDK_VERSION } from './version';
 import type { AdapterDefinition, RunContext, ToolResult } from './types';
 import { errorReply, okReply } from './wire';
@@ -86,6 +91,8 @@ export function catalogVersion(tools: ReadonlyArray<{ name: string; version: str
 const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
 /** Room left in a reply for its headers (trace context, request id, service-error headers). */
 const REPLY_HEADROOM_BYTES = 8 * 1024;
+/** Room left in a catalog page for its envelope (version, page numbers). */
+const PAGE_ENVELOPE_BYTES = 256;
 const tracer = trace.getTracer('@toolhub/adapter-sdk');
 
 /** Starts serving `adapter` on `bus`. @throws ToolHubError invalid_argument for a bad provider name. */
@@ -125,17 +132,38 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     }
   };
 
+  // Catalog rules: a tool past a limit is quarantined, never announced; its neighbours serve.
+  const pageBytes = bus.maxPayload - BUS_HEADROOM_BYTES;
+  const maxToolBytes = pageBytes - PAGE_ENVELOPE_BYTES;
+  const quarantinedNames = new Map<string, string>();
+  const logged = new Set<string>();
+  let paged: CatalogPages | undefined;
+
+  const snapshot = async (): Promise<{ screened: ScreenedCatalog; quarantined: QuarantineEntry[] }> => {
+    const screened = screenCatalog(await adapter.catalog(), maxToolBytes);
+    const own = adapter.quarantined ? await adapter.quarantined() : [];
+    return { screened, quarantined: [...own, ...screened.quarantined] };
+  };
+
+  const assertNotQuarantined = (name: string): void => {
+    const reason = quarantinedNames.get(name);
+    if (reason !== undefined) {
+      throw new ToolHubError('failed_precondition', `Tool ${provider}:${name} is quarantined: ${reason}. It is left out of the catalog until its provider fixes it; use another tool (tool_search).`);
+    }
+  };
+
   const health = async (): Promise<AdapterHealthResponse> => {
     const h = adapter.health ? await adapter.health().catch((e: Error) => ({ healthy: false, detail: e.message })) : { healthy: true, detail: 'ok' };
-    const tools = await adapter.catalog().catch(() => []);
+    const snap = await snapshot().catch(() => undefined);
     return {
       provider,
       healthy: h.healthy && !closing,
       detail: closing ? 'stopping' : h.detail,
       instanceId,
-      toolCount: tools.length,
+      toolCount: snap?.screened.tools.length ?? 0,
       startedUnixMs,
-      catalogVersion: catalogVersion(tools),
+      catalogVersion: catalogVersion(snap?.screened.tools ?? []),
+      quarantinedCount: snap?.quarantined.length ?? 0,
       contractVersion: options.contractVersion ?? CONTRACT_VERSION,
       sdkVersion: `${SDK_NAME}@${SDK_VERSION}`,
     };
@@ -173,6 +201,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
         controller.signal.addEventListener('abort', () => reject(ToolHubError.unavailable(`Run of ${provider}:${req.name} cancelled: ${String((controller.signal.reason as Error)?.message ?? controller.signal.reason)}.`)), { once: true }),
       );
       cancelled.catch(() => undefined);
+      assertNotQuarantined(req.name);
       const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
       const encoded = AdapterRunResponse.encode({
         status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
@@ -230,15 +259,42 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   };
 
   const announce = async (): Promise<void> => {
-    const tools = await adapter.catalog();
-    const announcement: CatalogAnnouncement = {
+    const { screened, quarantined } = await snapshot();
+    quarantinedNames.clear();
+    for (const q of quarantined) {
+      if (q.tool) quarantinedNames.set(q.tool, q.reason);
+      // One log line per quarantined tool or source (not again on every re-announcement).
+      const key = `${q.source}\u0000${q.tool ?? ''}\u0000${q.reason}`;
+      if (!logged.has(key)) {
+        logged.add(key);
+        log.warn({ provider, source: q.source, tool: q.tool, rule: q.rule, reason: q.reason }, q.tool ? 'tool quarantined' : 'source quarantined');
+      }
+    }
+    // A duplicate name's first tool serves: do not refuse it for its twin's quarantine.
+    for (const t of screened.tools) quarantinedNames.delete(t.name);
+    const version = catalogVersion(screened.tools);
+    const base: CatalogAnnouncement = {
       provider,
       instanceId,
-      tools,
-      catalogVersion: catalogVersion(tools),
+      tools: [],
+      catalogVersion: version,
       announcedUnixMs: Date.now(),
+      quarantined: toWireQuarantine(quarantined),
+      quarantinedTotal: quarantined.length,
+      toolCount: screened.tools.length,
     };
-    bus.publish(registrySubject('sync'), CatalogAnnouncement.encode(announcement).finish());
+    const pages = cutPages(version, screened.encoded, pageBytes - PAGE_ENVELOPE_BYTES);
+    base.checksum = pages.checksum;
+    base.totalBytes = pages.totalBytes;
+    if (pages.pages.length === 1 && pages.totalBytes + 64 * 1024 <= pageBytes) {
+      // Small catalogs travel inline, as they always did (readers older than paging understand it).
+      bus.publish(registrySubject('sync'), CatalogAnnouncement.encode({ ...base, tools: screened.tools }).finish());
+      return;
+    }
+    paged = pages;
+    base.pageCount = pages.pages.length;
+    bus.publish(registrySubject('catalog'), CatalogAnnouncement.encode(base).finish());
+    log.info({ provider, tools: pages.toolCount, pages: pages.pages.length, bytes: pages.totalBytes, catalogVersion: version }, 'paged catalog announced');
   };
 
   // An instance id that is no subject token (custom ids may hold dots) just goes unprobed.
@@ -254,7 +310,9 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       adapterSubject(provider, 'list'),
       guard(async (msg) => {
         const req = decode(AdapterListRequest, msg.data, 'list request');
-        return AdapterListResponse.encode(await adapter.listTools(req.path, req.recursive)).finish();
+        const listed = await adapter.listTools(req.path, req.recursive);
+        if (quarantinedNames.size > 0) listed.tools = listed.tools.filter((t) => !quarantinedNames.has(t.name));
+        return AdapterListResponse.encode(listed).finish();
       }),
       { queue },
     ),
@@ -262,9 +320,27 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       adapterSubject(provider, 'info'),
       guard(async (msg) => {
         const req = decode(AdapterInfoRequest, msg.data, 'info request');
-        return AdapterInfoResponse.encode({ tool: await adapter.getToolInfo(req.name) }).finish();
+        assertNotQuarantined(req.name);
+        const tool = await adapter.getToolInfo(req.name);
+        const screened = screenTool(tool, maxToolBytes);
+        if ('entry' in screened) {
+          throw new ToolHubError('failed_precondition', `Tool ${provider}:${req.name} is quarantined: ${screened.entry.reason}. Use another tool (tool_search).`);
+        }
+        return AdapterInfoResponse.encode({ tool }).finish();
       }),
       { queue },
+    ),
+    // The registry pulls the pages of a paged catalog from the replica that announced it.
+    await bus.serve(
+      adapterCatalogSubject(provider, instanceId),
+      guard(async (msg) => {
+        const req = decode(CatalogPageRequest, msg.data, 'catalog page request');
+        if (!paged || paged.catalogVersion !== req.catalogVersion) {
+          throw new ToolHubError('failed_precondition', `Replica ${instanceId} of ${provider} no longer has catalog ${req.catalogVersion}${paged ? ` (it now has ${paged.catalogVersion}, announced separately)` : ''}.`);
+        }
+        if (req.page >= paged.pages.length) throw ToolHubError.invalidArgument(`Catalog ${req.catalogVersion} has ${paged.pages.length} pages; page ${req.page} does not exist.`, [{ field: 'page', message: 'out of range' }]);
+        return encodePage(paged, req.page);
+      }),
     ),
     await bus.serve(adapterSubject(provider, 'run'), guard((msg) => context.with(ROOT_CONTEXT, () => handleRun(msg))), { queue }),
     await bus.serve(adapterSubject(provider, 'health'), guard(async () => AdapterHealthResponse.encode(await health()).finish()), { queue }),

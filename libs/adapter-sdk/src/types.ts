@@ -4,6 +4,8 @@
  */
 import type { Category, ContentBlock, ToolInfo, ToolSummary } from '@toolhub/contracts';
 
+import type { QuarantineEntry } from './quarantine';
+
 /** A JSON Schema object (draft 2020-12 subset) describing a tool's arguments. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -52,6 +54,12 @@ export interface AdapterDefinition extends AdapterOperations {
   catalog(): Promise<ToolInfo[]>;
   /** Optional health probe; healthy when omitted. */
   health?(): Promise<{ healthy: boolean; detail: string }>;
+  /**
+   * Optional: sources (or tools) this adapter left out, with reasons — an OpenAPI document that does
+   * not parse, an MCP server that never answers. Announced with the catalog next to the tools the
+   * SDK itself quarantined (see {@link QuarantineList}); call `service.announce()` after a change.
+   */
+  quarantined?(): QuarantineEntry[] | Promise<QuarantineEntry[]>;
 }
 
 /**

@@ -4,9 +4,18 @@
  */
 import { createHash } from 'node:crypto';
 
-import { stringify } from 'safe-stable-stringify';
+import { configure } from 'safe-stable-stringify';
 
-/** JSON with object keys sorted at every level; `undefined` members dropped. */
+/**
+ * Deepest level serialised; deeper values are written as `"[Object]"` / `"[Array]"`. The serializer
+ * recurses, and a hostile 2,000-level schema would overflow the stack while a tool's version is
+ * hashed (such a schema is quarantined anyway: MAX_SCHEMA_DEPTH is 128).
+ */
+export const CANONICAL_MAX_DEPTH = 256;
+
+const stringify = configure({ maximumDepth: CANONICAL_MAX_DEPTH });
+
+/** JSON with object keys sorted at every level; `undefined` members dropped; cut at CANONICAL_MAX_DEPTH levels. */
 export function canonicalJson(value: unknown): string {
   return stringify(value) ?? 'null';
 }

@@ -13,6 +13,7 @@ export {
   ContentBlock,
   BinaryContent,
   ResourceContent,
+  QuarantinedItem,
 } from './gen/toolhub/v1/tool';
 export { ErrorCode, FieldViolation, AppliedFix, ErrorInfo } from './gen/toolhub/v1/errors';
 export {
@@ -52,6 +53,8 @@ export {
   AdapterHealthResponse,
   CatalogAnnouncement,
   CatalogResyncRequest,
+  CatalogPageRequest,
+  CatalogPageResponse,
 } from './gen/toolhub/v1/adapter';
 export { ToolCalled, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
 export {
@@ -96,6 +99,9 @@ export {
   ImportOverlaysResponse,
   GetRegistryStatusRequest,
   GetRegistryStatusResponse,
+  GetCatalogStatusRequest,
+  GetCatalogStatusResponse,
+  CatalogSyncStatus,
 } from './gen/toolhub/v1/registry';
 
 export {
@@ -105,6 +111,7 @@ export {
   adapterSubject,
   adapterCancelSubject,
   replicaSubject,
+  adapterCatalogSubject,
   ADAPTER_WILDCARD,
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,
@@ -174,3 +181,16 @@ export {
   parseContractVersion,
   checkContractCompatibility,
 } from './contract-version';
+export {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_BYTES,
+  MAX_DESCRIPTION_BYTES,
+  WIRE_STRUCT_MAX_DEPTH,
+  MAX_ANNOUNCED_QUARANTINE,
+  MAX_QUARANTINE_TEXT,
+  BUS_HEADROOM_BYTES,
+  jsonDepth,
+  utf8Bytes,
+} from './catalog-limits';
+// Loading json-wire installs the JSON-text codecs: schemas and arguments carry no recursion limit.
+export { installJsonWire, toJsonText } from './json-wire';

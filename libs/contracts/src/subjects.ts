@@ -3,6 +3,7 @@
  * Provider names are validated by {@link assertProviderName} before they reach a subject, so a
  * provider can never inject `.`, `*` or `>` into the subject space.
  */
+import { contentHash } from './canonical';
 import { assertProviderName } from './names';
 
 /** Root of every subject of this contract version. */
@@ -43,6 +44,18 @@ export function replicaSubject(provider: string, instanceId: string): string {
   return `${SUBJECT_ROOT}.replica.${provider}.${instanceId}`;
 }
 
+/**
+ * `toolhub.v1.adapter.<provider>.catalog.<instance>`: request/reply served by ONE replica (no
+ * queue group): the registry pulls the pages of a paged catalog from the replica that announced
+ * it. An instance id that is not a plain subject token is replaced by a hash of it (both sides
+ * compute the same one), so no id can inject `.`, `*` or `>`.
+ */
+export function adapterCatalogSubject(provider: string, instanceId: string): string {
+  assertProviderName(provider);
+  const token = /^[A-Za-z0-9_-]{1,64}$/.test(instanceId) ? instanceId : `h${contentHash(instanceId, 32)}`;
+  return `${SUBJECT_ROOT}.adapter.${provider}.catalog.${token}`;
+}
+
 /** Wildcard over every adapter's operations, for discovery. */
 export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
 
@@ -55,9 +68,11 @@ export const ADAPTER_HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.discovery.heartbeat`;
 /**
  * Registry operations on the bus: `sync` (CatalogAnnouncement, published by adapters), `resync`
  * (broadcast by a starting registry: every adapter replica announces again), and request/reply
- * `search` (SearchTools), `preload` (GetPreloadSet), `info` (GetToolRequest → GetToolResponse).
+ * `search` (SearchTools), `preload` (GetPreloadSet), `info` (GetToolRequest → GetToolResponse),
+ * `catalog` (a paged CatalogAnnouncement: the registry pulls its pages from the adapter) and
+ * `status` (GetCatalogStatusRequest → GetCatalogStatusResponse: sync progress and quarantine).
  */
-export type RegistryOperation = 'sync' | 'resync' | 'search' | 'preload' | 'info';
+export type RegistryOperation = 'sync' | 'resync' | 'search' | 'preload' | 'info' | 'catalog' | 'status';
 
 /** `toolhub.v1.registry.<op>`. */
 export function registrySubject(op: RegistryOperation): string {

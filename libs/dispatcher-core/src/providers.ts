@@ -141,6 +141,9 @@ export class ProviderDirectory {
         sdkVersion: [...new Set(shown.map((r) => r.health.sdkVersion).filter((v) => v !== ''))].sort().join(', '),
         incompatible: serving.length === 0,
         refusedReplicas: refused,
+        // Heartbeats carry only the count; the items with reasons come from the registry.
+        quarantined: [],
+        quarantinedCount: Math.max(...shown.map((r) => r.health.quarantinedCount ?? 0)),
       });
     }
     return out.sort((a, b) => a.provider.localeCompare(b.provider));
