@@ -14,6 +14,8 @@ const NOT_SERVICES = new Set(['toolhub']);
 interface Service {
   build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
   environment?: Record<string, string>;
+  healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition?: string }> | string[];
 }
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
@@ -47,4 +49,46 @@ describe('docker-compose.yml', () => {
     expect([...read].filter((v) => !set.has(v))).toEqual([]);
     expect([...set].filter((v) => !read.has(v))).toEqual([]);
   });
+
+  it.each(['nats', 'mongo', 'redis'])('gives infrastructure service %s a health check', (name) => {
+    expect(compose.services[name]?.healthcheck?.test?.length).toBeGreaterThan(0);
+  });
+
+  it.each(apps)('starts app %s only after what it depends on is healthy', (app) => {
+    const deps = compose.services[app]?.depends_on;
+    expect(deps).toBeDefined();
+    expect(Array.isArray(deps)).toBe(false);
+    for (const [name, dep] of Object.entries(deps as Record<string, { condition?: string }>)) {
+      expect({ name, condition: dep.condition }).toEqual({ name, condition: 'service_healthy' });
+      // Every service waited on can become healthy: infrastructure has a check, apps have the image's.
+      expect(compose.services[name]?.healthcheck !== undefined || apps.includes(name)).toBe(true);
+    }
+  });
+
+  it.each(apps)('serves the health and metrics ports of app %s on all interfaces, as the image checks them', (app) => {
+    const env = compose.services[app]?.environment ?? {};
+    expect({ host: env['TOOLHUB_OPS_HOST'], health: env['TOOLHUB_HEALTH_PORT'], metrics: env['TOOLHUB_METRICS_PORT'] }).toEqual({ host: '0.0.0.0', health: '9090', metrics: '9091' });
+  });
 });
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  it('builds in one stage and runs from another', () => {
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(runtime).toMatch(/COPY --from=build/);
+  });
+
+  it('runs the bundle with plain node as a non-root user, never tsx', () => {
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/^CMD \["node", .*"dist\/main\.js"\]$/m);
+    expect(dockerfile).not.toMatch(/\btsx\b/);
+  });
+
+  it('declares a HEALTHCHECK against the readiness endpoint on the metrics port it sets', () => {
+    expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/readyz/m);
+    expect(runtime).toMatch(/TOOLHUB_METRICS_PORT=9091/);
+  });
+});
+

@@ -2,6 +2,7 @@
 import { serveAdapter } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
+import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -17,7 +18,9 @@ async function main(): Promise<void> {
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', onStatus: (status) => log.info({ status }, 'nats status') });
   const service = await serveAdapter(bus, adapter, { logger: log });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
+  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
+    { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },
     { name: 'http', run: () => adapter.close() },
     { name: 'bus', run: () => bus.close() },

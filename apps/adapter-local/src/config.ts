@@ -1,5 +1,6 @@
 /** Every environment variable adapter-local reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
+import { opsConfigFields } from '@toolhub/ops';
 import { z } from 'zod';
 
 export const adapterLocalConfig = defineConfig({
@@ -11,4 +12,5 @@ export const adapterLocalConfig = defineConfig({
     description: 'How often this replica announces itself to dispatchers ("5s"); keep it well under their TOOLHUB_PROVIDER_TTL',
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
+  ...opsConfigFields(),
 });

@@ -2,6 +2,7 @@
 import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import { createLocalTools } from '@toolhub/local-tools';
+import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 import { mkdirSync } from 'node:fs';
@@ -17,7 +18,9 @@ async function main(): Promise<void> {
   const catalog = staticCatalog('local', createLocalTools({ root: config.root }));
   const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   log.info({ provider: 'local', instanceId: service.instanceId, tools: catalog.tools.size, root: config.root }, 'adapter-local ready');
+  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: adapterReadiness(bus, 'local'), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
+    { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'telemetry', run: () => telemetry.shutdown() },

@@ -2,6 +2,7 @@
 import { type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig } from '@toolhub/mcp-adapter';
+import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -20,7 +21,9 @@ async function main(): Promise<void> {
   const service = await serveAdapter(bus, adapter, { logger: log });
   served.service = service;
   log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
+  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
+    { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },
     { name: 'mcp servers', run: () => adapter.close() },
     { name: 'bus', run: () => bus.close() },

@@ -1,5 +1,6 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
+import { opsConfigFields } from '@toolhub/ops';
 import { z } from 'zod';
 
 export const dispatcherConfig = defineConfig({
@@ -44,4 +45,5 @@ export const dispatcherConfig = defineConfig({
     description: 'An adapter replica silent this long is gone and its in-flight runs fail ("15s"); use at least 3× the adapters\' TOOLHUB_HEARTBEAT_INTERVAL',
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
+  ...opsConfigFields(),
 });

@@ -2,6 +2,7 @@
 import { NatsBus } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { dispatcherReadiness, registerDispatcherMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
     deps: { cache, logger: log },
   });
   log.info({ address: running.grpc.address }, `dispatcher listening on ${running.grpc.address}`);
+  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
   onShutdown(log, [
+    { name: 'ops', run: () => ops.close() },
     { name: 'grpc', run: () => running.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'cache', run: () => cache.close() },

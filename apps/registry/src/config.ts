@@ -1,5 +1,6 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
+import { opsConfigFields } from '@toolhub/ops';
 import { z } from 'zod';
 
 export const registryConfig = defineConfig({
@@ -19,4 +20,5 @@ export const registryConfig = defineConfig({
     description: 'A NEW statistics consumer on an empty store starts this far back ("1h"; "0ms" replays the whole stream); on a restored snapshot it starts at the newest call it holds',
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
+  ...opsConfigFields(),
 });

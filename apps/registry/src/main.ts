@@ -1,6 +1,7 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
 import { NatsBus } from '@toolhub/bus';
 import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { registerRegistryMetrics, registryReadiness, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -16,7 +17,9 @@ async function main(): Promise<void> {
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs });
   const admin = await startAdminServer(registry, { host: config.adminHost, port: config.adminPort });
   log.info({ admin: admin.address }, `registry ready; admin API on ${admin.address}`);
+  const ops = await startOps({ app: 'registry', config, logger: log, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
   onShutdown(log, [
+    { name: 'ops', run: () => ops.close() },
     { name: 'admin', run: () => admin.close() },
     { name: 'registry', run: () => registry.close() },
     { name: 'bus', run: () => bus.close() },

@@ -9,6 +9,7 @@ import { startDispatcher } from '@toolhub/dispatcher-core';
 import { createLocalTools } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
 import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { dispatcherReadiness, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -60,11 +61,13 @@ async function main(): Promise<void> {
 
   const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort }, deps: { logger: log } });
   const address = running.grpc.address;
+  const ops = await startOps({ app: 'toolhub', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerRegistryMetrics(r, registry)) });
   process.stdout.write(
     [
       'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp, adapter-cloud; in-process bus).',
       `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
+      `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,
       `  data:       ${dataDir}   file root: ${root}`,
       'Try, in another shell:',
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
   );
 
   steps.push(
+    { name: 'ops', run: () => ops.close() },
     { name: 'grpc', run: () => running.close() },
     { name: 'adapter-local', run: () => localService.close() },
     { name: 'adapter-mcp', run: async () => void (await mcpService?.close()) },

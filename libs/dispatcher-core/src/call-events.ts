@@ -87,6 +87,13 @@ export class CallEventPublisher {
     }
   }
 
+  private readonly observers: Array<(event: ToolCalled) => void> = [];
+
+  /** Also hands every recorded event to `observer` (process metrics); synchronous, so keep it cheap. */
+  observe(observer: (event: ToolCalled) => void): void {
+    this.observers.push(observer);
+  }
+
   /** Queues one event and returns at once (see {@link record} to wait for durability 'ack'). */
   emit(event: ToolCalled): void {
     void this.record(event);
@@ -97,6 +104,7 @@ export class CallEventPublisher {
    * promise resolves once JetStream stored it (or `ackTimeoutMs` passed: it stays queued then).
    */
   record(event: ToolCalled): Promise<void> | undefined {
+    for (const observer of this.observers) observer(event);
     if (this.closed) return undefined;
     const data = ToolCalled.encode(event).finish();
     const ticket = this.journal?.append(data);

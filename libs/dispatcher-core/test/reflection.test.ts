@@ -55,4 +55,17 @@ describe('gRPC server reflection', () => {
     const res = (await ask({ file_containing_symbol: 'toolhub.v1.Nope' })) as { error_response: { error_code: number } };
     expect(res.error_response.error_code).toBe(5);
   });
+
+  it('serves the grpc.health.v1 descriptor, valid for strict clients, so grpcurl can call Health/Check', async () => {
+    const res = (await ask({ file_containing_symbol: 'grpc.health.v1.Health' })) as { file_descriptor_response: { file_descriptor_proto: Buffer[] } };
+    const files = res.file_descriptor_response.file_descriptor_proto.map(
+      (b) => descriptor.FileDescriptorProto.decode(b).toJSON() as { name: string; service?: Array<{ name: string }>; messageType?: Array<{ name: string; field?: Array<{ name: string; typeName?: string }>; nestedType?: Array<{ name: string; options?: { mapEntry?: boolean } }> }> },
+    );
+    expect(files.map((f) => f.name)).toEqual(['grpc/health/v1/health.proto']);
+    expect(files[0]!.service?.map((s) => s.name)).toEqual(['Health']);
+    // protobuf requires a map's entry type to be named <Field>Entry; grpcurl rejects the file otherwise.
+    const list = files[0]!.messageType?.find((m) => m.name === 'HealthListResponse');
+    expect(list?.nestedType).toEqual([expect.objectContaining({ name: 'StatusesEntry', options: { mapEntry: true } })]);
+    expect(list?.field?.[0]?.typeName).toMatch(/(^|\.)StatusesEntry$/);
+  });
 });

@@ -105,6 +105,18 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
 }
 
+/** Told about every finished unary call: method path, gRPC status code, duration in seconds. */
+export type RpcObserver = (method: string, code: number, seconds: number) => void;
+let rpcObserver: RpcObserver | undefined;
+
+/**
+ * Registers the one observer of finished calls (the process's metrics; `undefined` removes it).
+ * One function call per RPC when set, nothing when not: the hot path stays cheap.
+ */
+export function observeRpcs(observer: RpcObserver | undefined): void {
+  rpcObserver = observer;
+}
+
 /** Who may call a method: the credentials check, and the roles of which the principal needs one. */
 export interface EdgeAuth {
   authenticator: Authenticator;
@@ -154,17 +166,21 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
+    const started = rpcObserver ? performance.now() : 0;
     tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
       const finish = (err: unknown, res?: Res) => {
+        let code: number = GrpcStatus.OK;
         if (err) {
           const grpcErr = toGrpcError(err);
+          code = grpcErr.code ?? GrpcStatus.UNKNOWN;
           span.setStatus({ code: SpanStatusCode.ERROR, message: grpcErr.details });
-          span.setAttribute('rpc.grpc.status_code', grpcErr.code ?? GrpcStatus.UNKNOWN);
+          span.setAttribute('rpc.grpc.status_code', code);
           callback(grpcErr);
         } else {
           callback(null, res);
         }
         span.end();
+        rpcObserver?.(method, code, (performance.now() - started) / 1000);
       };
       const req = call.request;
       if (req !== null && typeof req === 'object' && DECODE_ERROR in req) {

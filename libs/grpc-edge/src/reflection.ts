@@ -8,6 +8,36 @@ import { loadSync } from '@grpc/proto-loader';
 import descriptor from 'protobufjs/ext/descriptor';
 import { dirname, join } from 'node:path';
 
+/**
+ * The descriptor of grpc.health.v1 (from grpc-health-check's own proto), so reflection clients
+ * (grpcurl, grpc-health-probe's --reflection users) can call Health/Check on any ToolHub server.
+ * Without it reflection lists the service but `grpcurl ... grpc.health.v1.Health/Check` fails with
+ * "target server does not expose service".
+ */
+function healthFileDescriptors(): FileProto[] {
+  const def = loadSync(require.resolve('grpc-health-check/proto/health/v1/health.proto'), { keepCase: true });
+  const request = def['grpc.health.v1.HealthCheckRequest'] as unknown as { fileDescriptorProtos?: Uint8Array[] } | undefined;
+  return (request?.fileDescriptorProtos ?? []).map((bytes) => {
+    const file = descriptor.FileDescriptorProto.decode(bytes).toJSON() as FileProto;
+    // protobufjs names map entries after the field ("Statuses"); protobuf requires "<Field>Entry"
+    // and strict clients (grpcurl) reject the file otherwise.
+    for (const m of file.messageType ?? []) fixMapEntryNames(m);
+    return { ...file, name: 'grpc/health/v1/health.proto' };
+  });
+}
+
+function fixMapEntryNames(message: MessageProto): void {
+  for (const nested of message.nestedType ?? []) {
+    fixMapEntryNames(nested);
+    if (!nested.options?.mapEntry) continue;
+    const field = (message.field ?? []).find((f) => f.typeName === nested.name || f.typeName?.endsWith(`.${nested.name}`));
+    if (!field) continue;
+    const entryName = `${field.name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Entry`;
+    field.typeName = field.typeName!.slice(0, field.typeName!.length - nested.name.length) + entryName;
+    nested.name = entryName;
+  }
+}
+
 interface FileProto {
   name: string;
   package?: string;
@@ -18,6 +48,8 @@ interface FileProto {
 }
 interface MessageProto {
   name: string;
+  field?: Array<{ name: string; typeName?: string }>;
+  options?: { mapEntry?: boolean };
   nestedType?: MessageProto[];
   enumType?: Array<{ name: string }>;
 }
@@ -36,9 +68,12 @@ export class DescriptorIndex {
   private readonly symbols = new Map<string, string>();
   readonly services: string[] = [];
 
-  constructor(descriptorSet: Uint8Array) {
-    const set = descriptor.FileDescriptorSet.decode(descriptorSet) as unknown as { file: FileProto[] };
-    for (const file of set.file) {
+  /** Indexes `descriptorSet` (none: only health) plus the grpc.health.v1 descriptor every ToolHub server serves. */
+  constructor(descriptorSet?: Uint8Array) {
+    const set = descriptorSet ? (descriptor.FileDescriptorSet.decode(descriptorSet) as unknown as { file: FileProto[] }) : { file: [] };
+    const health = healthFileDescriptors().map((f) => descriptor.FileDescriptorProto.fromObject(f as never) as unknown as FileProto);
+    for (const file of [...set.file, ...health]) {
+      if (this.files.has(file.name)) continue;
       const bytes = descriptor.FileDescriptorProto.encode(file as never).finish();
       this.files.set(file.name, { bytes, deps: file.dependency ?? [] });
       const prefix = file.package ? `${file.package}.` : '';
@@ -60,7 +95,7 @@ export class DescriptorIndex {
 
   /** Adds service names that are served but whose descriptors are not in the set (health, reflection). */
   addServiceNames(...names: string[]): void {
-    this.services.push(...names);
+    for (const name of names) if (!this.services.includes(name)) this.services.push(name);
   }
 
   /** The file and everything it imports, transitively, file first. */

@@ -68,6 +68,12 @@ export class Registry {
   private ingestion?: StatsIngestion;
   private readonly events: ChangeEvents;
   private readonly log: SdkLogger;
+  /** True while the durable tool.called consumer runs (a readiness condition). */
+  get eventsConsumerRunning(): boolean {
+    return this.ingestion !== undefined && !this.consumerClosed;
+  }
+  private consumerClosed = false;
+
   /** Events ingested since start (for benchmarks and health). */
   get ingested(): number {
     return this.ingestion?.ingested ?? 0;
@@ -270,6 +276,7 @@ export class Registry {
   }
 
   async close(): Promise<void> {
+    this.consumerClosed = true;
     await this.ingestion?.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));
   }

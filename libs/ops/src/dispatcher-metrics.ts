@@ -1,0 +1,136 @@
+/**
+ * The dispatcher's metrics: RunTool count and latency by provider, tool, status and code; retries,
+ * fallbacks, in-flight runs, cache hits and misses, live replicas per provider, the event outbox.
+ *
+ * RunTool is recorded from the dispatcher's own `tool.called` events (one Map lookup and one
+ * histogram observe per call); everything else is read at scrape time, costing the hot path nothing.
+ */
+import { ErrorCode, type ToolCalled } from '@toolhub/contracts';
+import type { Dispatcher } from '@toolhub/dispatcher-core';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** Latency buckets in seconds: from a cached local tool (sub-ms) to the longest run timeout. */
+export const RUN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/**
+ * Distinct (provider, tool, status, code) series kept; later ones are counted under tool="_other".
+ * Callers choose tool names, so unknown names must not grow the scrape without bound.
+ */
+export const MAX_RUN_SERIES = 5000;
+
+const codeNames = new Map<number, string>();
+function codeName(code: ErrorCode): string {
+  let name = codeNames.get(code);
+  if (name === undefined) {
+    const raw = (ErrorCode as unknown as Record<number, string | undefined>)[code] ?? String(code);
+    name = raw.replace(/^ERROR_CODE_/, '').toLowerCase();
+    codeNames.set(code, name);
+  }
+  return name;
+}
+
+/** Registers the dispatcher's metrics on `registry` and starts recording RunTool calls. */
+export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispatcher): void {
+  const registers = [registry];
+  const runs = new Histogram({
+    name: 'toolhub_runtool_duration_seconds',
+    help: 'RunTool calls by provider, tool, status (ok, tool_error or the error code) and code; _count is the number of calls',
+    labelNames: ['provider', 'tool', 'status', 'code'] as const,
+    buckets: RUN_BUCKETS,
+    registers,
+  });
+  const retries = new Counter({ name: 'toolhub_runtool_retries_total', help: 'Extra attempts RunTool made after a retryable failure', labelNames: ['provider', 'tool'] as const, registers });
+  const fallbacks = new Counter({
+    name: 'toolhub_runtool_fallbacks_total',
+    help: 'RunTool calls served by a fallback tool',
+    labelNames: ['provider', 'tool', 'fallback'] as const,
+    registers,
+  });
+  // Children by key: prom-client hashes label objects on every observe; a Map of strings is cheaper.
+  const series = new Map<string, { tool: string; histogram: { observe(v: number): void } }>();
+  dispatcher.callEvents.observe((event: ToolCalled) => {
+    const code = codeName(event.errorCode);
+    const key = `${event.provider}\u0000${event.name}\u0000${event.status}\u0000${code}`;
+    let entry = series.get(key);
+    if (!entry) {
+      const tool = series.size < MAX_RUN_SERIES ? event.name : '_other';
+      entry = { tool, histogram: runs.labels(event.provider, tool, event.status, code) };
+      if (tool !== '_other') series.set(key, entry);
+    }
+    entry.histogram.observe(event.latencyMs / 1000);
+    if (event.attempts > 1) retries.inc({ provider: event.provider, tool: entry.tool }, event.attempts - 1);
+    if (event.fallbackUsed) fallbacks.inc({ provider: event.provider, tool: entry.tool, fallback: event.fallbackUsed });
+  });
+
+  new Gauge({
+    name: 'toolhub_runtool_inflight',
+    help: 'RunTool calls sent to adapters and not answered yet',
+    registers,
+    collect() {
+      this.set(dispatcher.status().inflightRuns);
+    },
+  });
+  const stats = dispatcher.metadata.stats;
+  new Counter({
+    name: 'toolhub_cache_hits_total',
+    help: 'Tool metadata (info, lists) served from the cache',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(stats.hits);
+    },
+  });
+  new Counter({
+    name: 'toolhub_cache_misses_total',
+    help: 'Tool metadata lookups the cache could not answer (fetched from adapters or the registry)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(stats.misses);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_cache_healthy',
+    help: '1 while the shared cache (Redis) is reachable',
+    registers,
+    collect() {
+      this.set(dispatcher.metadata.cache.health().healthy ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_provider_replicas',
+    help: 'Live adapter replicas per provider (heartbeats within the provider TTL)',
+    labelNames: ['provider'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const p of dispatcher.providers.status()) this.set({ provider: p.provider }, p.replicas);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_provider_healthy',
+    help: '1 while a provider has a healthy replica',
+    labelNames: ['provider'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const p of dispatcher.providers.status()) this.set({ provider: p.provider }, p.healthy ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_event_outbox_depth',
+    help: 'tool.called events waiting to be stored durably (the bus is down or slow)',
+    registers,
+    collect() {
+      this.set(dispatcher.callEvents.backlog);
+    },
+  });
+  new Counter({
+    name: 'toolhub_events_dropped_total',
+    help: 'tool.called events dropped because the outbox was full',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(dispatcher.callEvents.dropped);
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/** The registry's metrics, read at scrape time: statistics ingestion, consumer lag and state. */
+import type { Registry as RegistryCore } from '@toolhub/registry-core';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+type StatsStatus = Awaited<ReturnType<RegistryCore['statsStatus']>>;
+
+/** Registers the registry's metrics on `registry`. */
+export function registerRegistryMetrics(registry: Registry, core: RegistryCore): void {
+  const registers = [registry];
+  // One consumer-info request to JetStream per scrape, shared by the gauges below.
+  let cached: { at: number; status: Promise<StatsStatus> } | undefined;
+  const status = (): Promise<StatsStatus> => {
+    if (!cached || Date.now() - cached.at > 1000) cached = { at: Date.now(), status: core.statsStatus() };
+    return cached.status;
+  };
+  new Counter({
+    name: 'toolhub_registry_events_ingested_total',
+    help: 'tool.called events written to the statistics store (rate() of it is the ingestion rate)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(core.ingested);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_registry_consumer_running',
+    help: '1 while the durable tool.called consumer runs',
+    registers,
+    collect() {
+      this.set(core.eventsConsumerRunning ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_registry_consumer_lag_events',
+    help: 'tool.called events in JetStream not counted yet (the statistics consumer lag)',
+    registers,
+    async collect() {
+      this.set((await status()).statsLagEvents);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_registry_consumer_lag_seconds',
+    help: 'Age of the oldest tool.called event not counted yet',
+    registers,
+    async collect() {
+      this.set((await status()).statsLagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_registry_store_healthy',
+    help: '1 while writing statistics to the store succeeds',
+    registers,
+    async collect() {
+      this.set((await status()).storeHealthy ? 1 : 0);
+    },
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * One call per app wires operations: the gRPC health server (readiness from the app's checks,
+ * liveness apart), Prometheus metrics over HTTP, and gRPC call latency from `@toolhub/grpc-edge`.
+ */
+import { observeRpcs } from '@toolhub/grpc-edge';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+import type { OpsConfig } from './config';
+import { type RunningHealthServer, startHealthServer } from './health-server';
+import { type RunningMetricsServer, startMetricsServer } from './metrics-server';
+import { Readiness, type ReadinessCheck, type ReadinessState } from './readiness';
+
+interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface OpsOptions {
+  /** App name, the `app` label on every metric. */
+  app: string;
+  config: OpsConfig;
+  /** Readiness conditions (see probes.ts); all must pass. */
+  readiness: ReadinessCheck[];
+  /** Registers the app's own metrics (registerDispatcherMetrics, ...). */
+  metrics?: (registry: Registry) => void;
+  logger?: Logger;
+  /** @default 5000 */
+  readinessIntervalMs?: number;
+}
+
+export interface RunningOps {
+  readonly registry: Registry;
+  readonly readiness: Readiness;
+  /** undefined when TOOLHUB_HEALTH_PORT is -1. */
+  readonly health: RunningHealthServer | undefined;
+  /** undefined when TOOLHUB_METRICS_PORT is -1. */
+  readonly metrics: RunningMetricsServer | undefined;
+  /** Readiness off (load balancers drain us), then both servers close. */
+  close(): Promise<void>;
+}
+
+/** RPC latency buckets in seconds (search, listing and info calls, plus RunTool end to end). */
+const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Starts the health and metrics endpoints and the readiness loop. @throws when a port is taken */
+export async function startOps(options: OpsOptions): Promise<RunningOps> {
+  const { config } = options;
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: options.app });
+  collectDefaultMetrics({ register: registry });
+  const rpcs = new Histogram({
+    name: 'toolhub_grpc_server_duration_seconds',
+    help: 'gRPC calls served, by method and status code (SearchTools here is the search latency agents see)',
+    labelNames: ['method', 'code'] as const,
+    buckets: RPC_BUCKETS,
+    registers: [registry],
+  });
+  const children = new Map<string, { observe(v: number): void }>();
+  observeRpcs((method, code, seconds) => {
+    const key = `${method}\u0000${code}`;
+    let child = children.get(key);
+    if (!child) {
+      child = rpcs.labels(method, String(code));
+      children.set(key, child);
+    }
+    child.observe(seconds);
+  });
+  options.metrics?.(registry);
+
+  const health = config.healthPort >= 0 ? await startHealthServer(config.opsHost, config.healthPort) : undefined;
+  const readiness = new Readiness(options.readiness, (ready) => health?.setReady(ready), { intervalMs: options.readinessIntervalMs, logger: options.logger });
+  let metrics: RunningMetricsServer | undefined;
+  try {
+    metrics = config.metricsPort >= 0 ? await startMetricsServer(config.opsHost, config.metricsPort, registry, () => readiness.state) : undefined;
+  } catch (err) {
+    await health?.close();
+    throw err;
+  }
+  await readiness.start();
+  options.logger?.info({ health: health?.address, metrics: metrics?.url, ready: readiness.state.ready }, 'operations endpoints up');
+  let closed: Promise<void> | undefined;
+  return {
+    registry,
+    readiness,
+    health,
+    metrics,
+    close() {
+      closed ??= (async () => {
+        readiness.stop();
+        observeRpcs(undefined);
+        await Promise.all([health?.close(), metrics?.close()]);
+      })();
+      return closed;
+    },
+  };
+}
+
+export type { ReadinessState };

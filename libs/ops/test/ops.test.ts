@@ -1,0 +1,105 @@
+import { serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { InProcessBus } from '@toolhub/bus';
+import { startDispatcher } from '@toolhub/dispatcher-core';
+
+import { dispatcherReadiness, registerAdapterMetrics, registerDispatcherMetrics, startOps } from '../src';
+import { connectClient } from '../../dispatcher-core/test/support/grpc-client';
+import { healthClient } from './health-client';
+
+const ports = { opsHost: '127.0.0.1', healthPort: 0, metricsPort: 0 };
+
+describe('operations endpoints', () => {
+  it('reports readiness from the checks and liveness apart, over gRPC health and HTTP', async () => {
+    let dependencyUp = false;
+    const ops = await startOps({
+      app: 'test-app',
+      config: ports,
+      readiness: [{ name: 'dependency', check: () => void (dependencyUp || (() => { throw new Error('dependency down'); })()) }],
+    });
+    const health = healthClient(ops.health!.address);
+    const base = ops.metrics!.url.replace('/metrics', '');
+    try {
+      expect(await health.check('')).toBe('NOT_SERVING');
+      expect(await health.check('readiness')).toBe('NOT_SERVING');
+      expect(await health.check('liveness')).toBe('SERVING');
+      const notReady = await fetch(`${base}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ ready: false, failing: [{ name: 'dependency', reason: 'dependency down' }] });
+
+      dependencyUp = true;
+      await ops.readiness.evaluate();
+      expect(await health.check('')).toBe('SERVING');
+      expect(await health.check('readiness')).toBe('SERVING');
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+      const metrics = await (await fetch(ops.metrics!.url)).text();
+      expect(metrics).toMatch(/^process_resident_memory_bytes\{app="test-app"\} \d+/m);
+    } finally {
+      health.close();
+      await ops.close();
+    }
+  });
+
+  it('fails a check that does not answer in time, without waiting for it', async () => {
+    const ops = await startOps({ app: 'slow', config: { ...ports, metricsPort: -1 }, readiness: [{ name: 'hung', check: () => new Promise(() => undefined) }] });
+    try {
+      expect(ops.metrics).toBeUndefined();
+      expect(ops.readiness.state).toMatchObject({ ready: false, failing: [{ name: 'hung', reason: expect.stringContaining('no answer within') }] });
+    } finally {
+      await ops.close();
+    }
+  }, 10_000);
+
+  it('turns not ready on close, before the servers stop', async () => {
+    const ops = await startOps({ app: 'closing', config: ports, readiness: [] });
+    expect(ops.readiness.state.ready).toBe(true);
+    await ops.close();
+    expect(ops.readiness.state).toMatchObject({ ready: false, failing: [{ name: 'shutdown' }] });
+  });
+});
+
+describe('dispatcher metrics', () => {
+  const tools: ToolDefinition<never>[] = [
+    { name: 'echo_text', path: 'text', description: 'Echoes text back.', inputSchema: { type: 'object' }, run: async () => textResult('hi') },
+    { name: 'always_fails', path: 'text', description: 'Reports a failure.', inputSchema: { type: 'object' }, run: async () => toolError('broken') },
+  ];
+
+  it('counts every RunTool by provider, tool, status and code, and the RPCs by method', async () => {
+    const bus = new InProcessBus();
+    const adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
+    const running = await startDispatcher(bus, { grpc: { port: 0 } });
+    // The registry is not on this bus: the dispatcher is alive but not ready (it cannot reach it).
+    const ops = await startOps({
+      app: 'dispatcher',
+      config: ports,
+      readiness: dispatcherReadiness(bus),
+      metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerAdapterMetrics(r, adapter)),
+    });
+    const client = connectClient(running.grpc.address);
+    try {
+      expect(ops.readiness.state).toMatchObject({ ready: false, failing: [{ name: 'nats+registry' }] });
+      for (let i = 0; i < 7; i++) await client.runTool({ provider: 'local', name: 'echo_text', arguments: {} });
+      for (let i = 0; i < 3; i++) await client.runTool({ provider: 'local', name: 'always_fails', arguments: {} });
+      for (let i = 0; i < 2; i++) await client.runTool({ provider: 'local', name: 'no_such_tool', arguments: {} }).catch(() => undefined);
+
+      const text = await (await fetch(ops.metrics!.url)).text();
+      const count = (tool: string, status: string, code: string) =>
+        Number(text.match(new RegExp(`^toolhub_runtool_duration_seconds_count\\{app="dispatcher",provider="local",tool="${tool}",status="${status}",code="${code}"\\} (\\d+)$`, 'm'))?.[1]);
+      expect(count('echo_text', 'ok', 'unspecified')).toBe(7);
+      expect(count('always_fails', 'tool_error', 'failed')).toBe(3);
+      expect(count('no_such_tool', 'not_found', 'not_found')).toBe(2);
+      expect(text).toMatch(/^toolhub_grpc_server_duration_seconds_count\{app="dispatcher",method="toolhub.v1.ToolHub\/RunTool",code="0"\} 10$/m);
+      expect(text).toMatch(/^toolhub_grpc_server_duration_seconds_count\{app="dispatcher",method="toolhub.v1.ToolHub\/RunTool",code="5"\} 2$/m);
+      expect(text).toMatch(/^toolhub_provider_replicas\{provider="local",app="dispatcher"\} 1$/m);
+      expect(text).toMatch(/^toolhub_cache_hits_total\{app="dispatcher"\} \d+$/m);
+      expect(text).toMatch(/^toolhub_event_outbox_depth\{app="dispatcher"\} \d+$/m);
+      expect(text).toMatch(/^toolhub_adapter_runs_inflight\{provider="local",app="dispatcher"\} 0$/m);
+    } finally {
+      client.close();
+      await ops.close();
+      await running.close(100);
+      await adapter.close();
+      await bus.close();
+    }
+  });
+});
