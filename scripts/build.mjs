@@ -3,7 +3,7 @@
 // (resolved through tsconfig paths), keeps npm dependencies external.
 // Usage: node scripts/build.mjs <projectRoot> <entry...>
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const [projectRoot, ...entries] = process.argv.slice(2);
@@ -11,6 +11,10 @@ if (!projectRoot || entries.length === 0) {
   console.error('usage: node scripts/build.mjs <projectRoot> <entry...>');
   process.exit(2);
 }
+// Worker-thread entries (`src/*-worker.ts`, e.g. the local tools' pool) ship beside the main bundle.
+const srcDir = join(projectRoot, 'src');
+const workers = existsSync(srcDir) ? readdirSync(srcDir).filter((f) => f.endsWith('-worker.ts')).map((f) => `src/${f}`) : [];
+for (const w of workers) if (!entries.includes(w)) entries.push(w);
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
 await build({

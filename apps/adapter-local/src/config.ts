@@ -11,6 +11,16 @@ export const adapterLocalConfig = defineConfig({
     schema: zDuration({ min: '50ms', max: '5m' }).default(5000),
     description: 'How often this replica announces itself to dispatchers ("5s"); keep it well under their TOOLHUB_PROVIDER_TTL',
   },
+  maxRootBytes: {
+    env: 'TOOLHUB_LOCAL_MAX_ROOT_BYTES',
+    schema: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+    description: 'Quota of the file root: most bytes its files may hold (file_write refuses to go past it)',
+  },
+  maxRootFiles: {
+    env: 'TOOLHUB_LOCAL_MAX_ROOT_FILES',
+    schema: z.coerce.number().int().positive().default(10_000),
+    description: 'Quota of the file root: most files and folders below it',
+  },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
 });

@@ -6,7 +6,7 @@ import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapt
 import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { startDispatcher } from '@toolhub/dispatcher-core';
-import { createLocalTools } from '@toolhub/local-tools';
+import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
 import { Registry, startAdminServer } from '@toolhub/registry-core';
 import { dispatcherReadiness, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
@@ -38,7 +38,10 @@ async function main(): Promise<void> {
   const registry = await Registry.start(bus, store, { logger: log });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort });
 
-  const local = staticCatalog('local', createLocalTools({ root }));
+  // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
+  const toolPool = ToolWorkerPool.create();
+  toolPool.warm();
+  const local = staticCatalog('local', createLocalTools({ root, toolPool }));
   const localService = await serveAdapter(bus, { provider: 'local', ...local }, { logger: log });
   const providers = [`local (${local.tools.size} tools)`];
 
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
     { name: 'ops', run: () => ops.close() },
     { name: 'grpc', run: () => running.close() },
     { name: 'adapter-local', run: () => localService.close() },
+    { name: 'tool workers', run: () => toolPool.close() },
     { name: 'adapter-mcp', run: async () => void (await mcpService?.close()) },
     { name: 'mcp servers', run: async () => void (await mcp?.close()) },
     { name: 'adapter-cloud', run: async () => void (await cloudService?.close()) },

@@ -10,6 +10,8 @@ import { createDataTools } from './data/tools';
 import { createFileTools } from './file/tools';
 import { createMathTools } from './math/tools';
 import { LOCAL_TOOL_CATEGORIES, type LocalToolsOptions, withDefaults } from './options';
+import { runOnPool } from './pool/pooled';
+import { ToolWorkerPool } from './pool/worker-pool';
 import { createTextTools } from './text/tools';
 import { createTimeTools } from './time/tools';
 
@@ -31,23 +33,27 @@ export { createMathTools, type MathToolsOptions } from './math/tools';
 export { MathEngine, type MathEngineOptions, MATH_ENGINE_DEFAULTS, DISABLED_FUNCTIONS } from './math/engine';
 export { createTimeTools, type TimeToolsOptions } from './time/tools';
 export { createTextTools, type TextToolsOptions, TEXT_TOOLS_DEFAULTS } from './text/tools';
+export { ToolWorkerPool, type ToolWorkerPoolOptions, type ToolWorkerPoolStats, BUNDLED_WORKER_FILE } from './pool/worker-pool';
+export { runToolWorker } from './pool/worker-main';
 
 /**
  * Every local tool of the chosen categories, in a stable order (file, data, math, time, text).
  * Cheap to call: nothing is opened or started until a tool runs (math_calculate starts its
- * worker thread on first use).
+ * worker thread on first use; the data and text tools run on `toolPool`, started on first use).
  * @throws LocalToolsError invalid_options for bad options (see {@link withDefaults}).
  */
 export function createLocalTools(options: LocalToolsOptions): ToolDefinition[] {
   const o = withDefaults(options);
   const tools: ToolDefinition[] = [];
+  const pool = o.toolPool === false ? undefined : (o.toolPool ?? ToolWorkerPool.create());
+  const heavy = (definitions: ToolDefinition[]): ToolDefinition[] => (pool ? runOnPool(definitions, pool) : definitions);
   for (const category of LOCAL_TOOL_CATEGORIES.filter((c) => o.categories.includes(c))) {
     switch (category) {
       case 'file':
         tools.push(...createFileTools(o));
         break;
       case 'data':
-        tools.push(...createDataTools());
+        tools.push(...heavy(createDataTools()));
         break;
       case 'math':
         tools.push(...createMathTools(o.mathEngine ? { engine: o.mathEngine } : { timeoutMs: o.mathTimeoutMs }));
@@ -56,7 +62,7 @@ export function createLocalTools(options: LocalToolsOptions): ToolDefinition[] {
         tools.push(...createTimeTools({ now: o.now }));
         break;
       case 'text':
-        tools.push(...createTextTools());
+        tools.push(...heavy(createTextTools()));
         break;
     }
   }

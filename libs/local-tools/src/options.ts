@@ -2,6 +2,7 @@
 import { LocalToolsError } from './errors';
 import { FILE_TOOLS_DEFAULTS, withFileDefaults } from './file/options';
 import type { MathEngine } from './math/engine';
+import type { ToolWorkerPool } from './pool/worker-pool';
 
 /** The categories (top-level paths) of the local tools. */
 export const LOCAL_TOOL_CATEGORIES = ['file', 'data', 'math', 'time', 'text'] as const;
@@ -19,6 +20,10 @@ export interface LocalToolsOptions {
   maxListEntries?: number;
   /** Offer file_write; false makes the file category read-only. @default true */
   allowWrite?: boolean;
+  /** Quota of the root: most bytes in its files. @default 268435456 (256 MiB) */
+  maxRootBytes?: number;
+  /** Quota of the root: most files and folders. @default 10000 */
+  maxRootFiles?: number;
   /** Which categories to offer. @default every category: ['file', 'data', 'math', 'time', 'text'] */
   categories?: readonly LocalToolCategory[];
   /** Time budget of one math_calculate evaluation, in ms. @default 2000 */
@@ -27,10 +32,16 @@ export interface LocalToolsOptions {
   mathEngine?: MathEngine;
   /** The clock of the time tools. @default () => new Date() */
   now?: () => Date;
+  /**
+   * Worker threads for the CPU-heavy data and text tools, each call bounded by its deadline; pass
+   * your own to `close()` it on shutdown, or `false` to run them on the calling thread (tests).
+   * @default a new {@link ToolWorkerPool}, started on first use
+   */
+  toolPool?: ToolWorkerPool | false;
 }
 
 /** {@link LocalToolsOptions} with every default filled in (mathEngine stays optional). */
-export type ResolvedLocalToolsOptions = Required<Omit<LocalToolsOptions, 'mathEngine'>> & Pick<LocalToolsOptions, 'mathEngine'>;
+export type ResolvedLocalToolsOptions = Required<Omit<LocalToolsOptions, 'mathEngine' | 'toolPool'>> & Pick<LocalToolsOptions, 'mathEngine' | 'toolPool'>;
 
 /** Default values of {@link LocalToolsOptions}. */
 export const LOCAL_TOOLS_DEFAULTS = {
@@ -69,5 +80,6 @@ export function withDefaults(options: LocalToolsOptions): ResolvedLocalToolsOpti
     now: options.now ?? ((): Date => new Date()),
   };
   if (options.mathEngine !== undefined) resolved.mathEngine = options.mathEngine;
+  if (options.toolPool !== undefined) resolved.toolPool = options.toolPool;
   return resolved;
 }

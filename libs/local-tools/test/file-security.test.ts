@@ -166,3 +166,56 @@ describe('the descriptor check after open', () => {
     await expect(new Sandbox(root).openChecked(join(root, 'swapped.txt'), root, constants.O_RDONLY, 'swapped.txt')).rejects.toMatchObject({ code: 'permission_denied' });
   });
 });
+
+describe('hard links, special files and the root quota', () => {
+  it('refuses to read or write a file with more than one hard link (it may be a file outside)', async () => {
+    const { link } = await import('node:fs/promises');
+    await link(join(outside, 'secret.txt'), join(root, 'alias.txt'));
+    for (const err of [await callError(read(), { path: 'alias.txt' }), await callError(write(), { path: 'alias.txt', content: 'owned' })]) {
+      expect(err.code).toBe('permission_denied');
+      expect(err.message).toContain('2 hard links');
+    }
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
+  });
+
+  it('answers a clear error, without a server path, when writing to or reading a FIFO', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    for (const err of [await callError(write(), { path: 'pipe', content: 'x' }), await callError(read(), { path: 'pipe' })]) {
+      expect(err.code).toBe('invalid_argument');
+      expect(err.message).toContain("'pipe' is not a regular file");
+      expect(err.message).not.toContain(root);
+    }
+  });
+
+  it('refuses a write that would take the root over its byte quota, and leaves the files as they were', async () => {
+    const small = createFileTools({ root, maxRootBytes: 100 });
+    const used = (await stat(join(root, 'notes', 'todo.txt'))).size;
+    await call(pick(small, 'file_write'), { path: 'a.txt', content: 'x'.repeat(100 - used) });
+    const err = await callError(pick(small, 'file_write'), { path: 'b.txt', content: 'y' });
+    expect(err.code).toBe('failed_precondition');
+    expect(err.message).toMatch(/over its quota of 100 bytes \(100 used\)/);
+    await expect(stat(join(root, 'b.txt'))).rejects.toThrow();
+    // Shrinking a file frees room again.
+    await call(pick(small, 'file_write'), { path: 'a.txt', content: '' });
+    await call(pick(small, 'file_write'), { path: 'b.txt', content: 'y' });
+  });
+
+  it('refuses to create more files and folders than the quota allows', async () => {
+    const few = createFileTools({ root, maxRootFiles: 4 }); // notes/ and notes/todo.txt exist
+    await call(pick(few, 'file_write'), { path: 'x/one.txt', content: '1' });
+    const err = await callError(pick(few, 'file_write'), { path: 'two.txt', content: '2' });
+    expect(err.code).toBe('failed_precondition');
+    expect(err.message).toContain('over its quota of 4');
+    // Writing into an existing file is still allowed.
+    await call(pick(few, 'file_write'), { path: 'x/one.txt', content: '11', mode: 'append' });
+  });
+
+  it('does not let concurrent writes squeeze past the quota together', async () => {
+    const small = createFileTools({ root, maxRootBytes: 1000 });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => call(pick(small, 'file_write'), { path: `f${i}.txt`, content: 'z'.repeat(100) })));
+    const written = results.filter((r) => r.status === 'fulfilled').length;
+    const used = (await stat(join(root, 'notes', 'todo.txt'))).size;
+    expect(written).toBe(Math.floor((1000 - used) / 100));
+  });
+});

@@ -16,6 +16,10 @@ export interface FileToolsOptions {
   maxListEntries?: number;
   /** Offer file_write. Set to false for a read-only deployment. @default true */
   allowWrite?: boolean;
+  /** Most bytes all regular files below the root may hold; file_write refuses to go past it. @default 268435456 (256 MiB) */
+  maxRootBytes?: number;
+  /** Most files and folders below the root; file_write refuses to create more. @default 10000 */
+  maxRootFiles?: number;
 }
 
 /** Default values of {@link FileToolsOptions}. */
@@ -24,6 +28,8 @@ export const FILE_TOOLS_DEFAULTS = {
   maxWriteBytes: 1024 * 1024,
   maxListEntries: 1000,
   allowWrite: true,
+  maxRootBytes: 256 * 1024 * 1024,
+  maxRootFiles: 10_000,
 } as const;
 
 /**
@@ -40,5 +46,7 @@ export function withFileDefaults(options: FileToolsOptions): Required<FileToolsO
     maxWriteBytes: intOption('maxWriteBytes', options.maxWriteBytes, FILE_TOOLS_DEFAULTS.maxWriteBytes, 1, 256 * 1024 * 1024),
     maxListEntries: intOption('maxListEntries', options.maxListEntries, FILE_TOOLS_DEFAULTS.maxListEntries, 1, 100_000),
     allowWrite: options.allowWrite ?? FILE_TOOLS_DEFAULTS.allowWrite,
+    maxRootBytes: intOption('maxRootBytes', options.maxRootBytes, FILE_TOOLS_DEFAULTS.maxRootBytes, 1, Number.MAX_SAFE_INTEGER),
+    maxRootFiles: intOption('maxRootFiles', options.maxRootFiles, FILE_TOOLS_DEFAULTS.maxRootFiles, 1, 100_000_000),
   };
 }

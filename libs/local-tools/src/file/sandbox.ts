@@ -179,6 +179,14 @@ export class Sandbox {
     try {
       const opened = await openedPath(handle);
       if (opened !== undefined && !isInside(root, opened)) throw escapeError(rel, field, 'was moved outside the tool root while it was being opened');
+      // A hard link is indistinguishable from the file it shares with, which may lie outside the root.
+      const info = await handle.stat();
+      if (info.isFile() && info.nlink > 1) {
+        throw new ToolHubError(
+          'permission_denied',
+          `'${display(rel)}' has ${info.nlink} hard links; a hard link may share its content with a file outside the tool root, so the file tools do not read or write it. Use another file, or ask an operator to replace it with a copy.`,
+        );
+      }
       return handle;
     } catch (err) {
       await handle.close();
@@ -231,7 +239,14 @@ async function brokenLink(candidate: string, root: string, shown: string, input:
   return new ToolHubError('failed_precondition', `'${shown}' is a symbolic link that ${why}; use another path or ask an operator to fix the link.`, { cause: err });
 }
 
-/** Maps an unexpected fs error to a wire error with a message an LLM can act on. */
+/** The error for a path that is a pipe, socket or device: file tools handle regular files only. */
+export function specialFile(rel: string, field = '/path'): ToolHubError {
+  return ToolHubError.invalidArgument(`'${display(rel)}' is not a regular file (a pipe, socket or device); the file tools only read and write regular files.`, [
+    { field, message: 'not a regular file', expected: 'the path of a regular file', example: JSON.stringify(EXAMPLE_PATH) },
+  ]);
+}
+
+/** Maps an unexpected fs error to a wire error with a message an LLM can act on (never a server path). */
 export function fsError(err: unknown, rel: string, field = '/path'): ToolHubError {
   const code = errno(err);
   const shown = display(rel);
@@ -248,7 +263,12 @@ export function fsError(err: unknown, rel: string, field = '/path'): ToolHubErro
       return ToolHubError.failed(`No space left to write '${shown}' (${code}).`, err);
     case 'EROFS':
       return ToolHubError.failed(`'${shown}' is on a read-only file system.`, err);
+    case 'ENXIO':
+    case 'ENODEV':
+    case 'ETXTBSY':
+      return specialFile(rel, field);
     default:
-      return ToolHubError.internal(`File system error on '${shown}': ${err instanceof Error ? err.message : String(err)}. This is a ToolHub fault, not a problem with the call.`, err);
+      // Node's message names the server's absolute path; the caller sees only its relative one.
+      return ToolHubError.internal(`File system error${code ? ` ${code}` : ''} on '${shown}'. This is a ToolHub fault, not a problem with the call.`, err);
   }
 }

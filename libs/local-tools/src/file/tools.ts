@@ -4,6 +4,7 @@ import type { ToolDefinition } from '@toolhub/adapter-sdk';
 import { fileListTool } from './list';
 import { type FileToolsOptions, withFileDefaults } from './options';
 import { fileReadTool } from './read';
+import { RootQuota } from './quota';
 import { Sandbox } from './sandbox';
 import { fileStatTool } from './stat';
 import { fileWriteTool } from './write';
@@ -17,6 +18,6 @@ export function createFileTools(options: FileToolsOptions): ToolDefinition[] {
   const resolved = withFileDefaults(options);
   const sandbox = new Sandbox(resolved.root);
   const tools = [fileReadTool(sandbox, resolved), fileListTool(sandbox, resolved), fileStatTool(sandbox)];
-  if (resolved.allowWrite) tools.push(fileWriteTool(sandbox, resolved));
+  if (resolved.allowWrite) tools.push(fileWriteTool(sandbox, resolved, new RootQuota(resolved.maxRootBytes, resolved.maxRootFiles)));
   return tools;
 }

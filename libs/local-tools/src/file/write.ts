@@ -8,7 +8,8 @@ import { z } from 'zod';
 
 import { defineTool, textResult } from '../define';
 import type { FileToolsOptions } from './options';
-import { display, fsError, MAX_PATH_LENGTH, type Sandbox } from './sandbox';
+import type { RootQuota } from './quota';
+import { display, fsError, MAX_PATH_LENGTH, type Sandbox, specialFile } from './sandbox';
 
 const MODES = ['overwrite', 'append', 'create'] as const;
 
@@ -17,7 +18,7 @@ function errno(err: unknown): string {
 }
 
 /** Builds file_write. */
-export function fileWriteTool(sandbox: Sandbox, options: Required<FileToolsOptions>): ToolDefinition {
+export function fileWriteTool(sandbox: Sandbox, options: Required<FileToolsOptions>, quota: RootQuota): ToolDefinition {
   const limit = options.maxWriteBytes;
   return defineTool({
     name: 'file_write',
@@ -26,7 +27,7 @@ export function fileWriteTool(sandbox: Sandbox, options: Required<FileToolsOptio
       `Write UTF-8 text to a file inside the tool's root folder: overwrite it (default), append to it, or create it only if it is new. ` +
       `Missing parent folders are created inside the root. Returns what was done and the new size. ` +
       `Do not use it to read or list files, or for binary data. It changes files: prefer mode 'create' when you must not replace existing work. ` +
-      `Content is limited to ${limit} bytes; paths are relative to the root.`,
+      `Content is limited to ${limit} bytes; paths are relative to the root, which holds at most ${options.maxRootBytes} bytes in ${options.maxRootFiles} files and folders.`,
     input: z.strictObject({
       path: z.string().min(1).max(MAX_PATH_LENGTH).describe("File path relative to the tool root, '/'-separated, e.g. 'notes/todo.txt'."),
       // The limit is in UTF-8 bytes, checked in run(); a maxLength in characters would be wrong for non-ASCII text.
@@ -52,44 +53,52 @@ export function fileWriteTool(sandbox: Sandbox, options: Required<FileToolsOptio
         ]);
       }
       if (res.stat !== undefined && args.mode === 'create') throw alreadyExists(res.rel);
-      let target = res.real;
-      if (res.stat === undefined && res.missingIndex < res.segments.length - 1) {
-        if (!args.createParents) throw await sandbox.notFound(res, 'file');
-        target = join(await sandbox.ensureParents(res), res.segments[res.segments.length - 1] as string);
-      }
-      let flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
-      if (args.mode === 'create') flags |= constants.O_EXCL;
-      if (args.mode === 'append') flags |= constants.O_APPEND;
-      // No O_TRUNC: the descriptor is checked to be inside the root before anything is changed.
-      let handle;
-      try {
-        handle = await sandbox.openChecked(target, res.root, flags, res.rel, '/path', 0o666);
-      } catch (err) {
-        if (errno(err) === 'EEXIST' || (err instanceof ToolHubError && errno(err.cause) === 'EEXIST')) throw alreadyExists(res.rel);
-        throw err;
-      }
-      try {
-        const before = await handle.stat();
-        if (!before.isFile()) {
-          throw ToolHubError.invalidArgument(`'${res.rel}' is not a regular file (device, socket or pipe); file_write only writes regular files.`, [
-            { field: '/path', message: 'not a regular file', expected: 'the path of a regular file', example: '"notes/todo.txt"' },
-          ]);
+      if (res.stat !== undefined && !res.stat.isFile()) throw specialFile(res.rel);
+      if (res.stat === undefined && res.missingIndex < res.segments.length - 1 && !args.createParents) throw await sandbox.notFound(res, 'file');
+      const oldSize = res.stat?.size ?? 0;
+      // What the write will add, checked against the root's quota before anything is touched.
+      const expected = {
+        bytes: args.mode === 'append' ? bytes : bytes - oldSize,
+        entries: res.stat === undefined ? res.segments.length - res.missingIndex : 0,
+      };
+      return quota.guard(res.root, expected, res.rel, async () => {
+        let target = res.real;
+        if (res.stat === undefined && res.missingIndex < res.segments.length - 1) {
+          target = join(await sandbox.ensureParents(res), res.segments[res.segments.length - 1] as string);
         }
-        if (args.mode === 'overwrite') await handle.truncate(0);
-        if (bytes > 0) await handle.write(args.content, args.mode === 'append' ? null : 0, 'utf8');
-        const sizeBytes = (await handle.stat()).size;
-        const created = res.stat === undefined;
-        const verb = created ? 'Created' : args.mode === 'append' ? 'Appended to' : 'Overwrote';
-        const text =
-          args.mode === 'append' && !created
-            ? `Appended ${bytes} bytes to '${res.rel}' (now ${sizeBytes} bytes).`
-            : `${verb} '${res.rel}' (${sizeBytes} bytes${created ? '' : `; was ${before.size} bytes`}).`;
-        return textResult(text, { path: res.rel, mode: args.mode, created, bytesWritten: bytes, sizeBytes });
-      } catch (err) {
-        throw err instanceof ToolHubError ? err : fsError(err, res.rel);
-      } finally {
-        await handle.close();
-      }
+        let flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
+        if (args.mode === 'create') flags |= constants.O_EXCL;
+        if (args.mode === 'append') flags |= constants.O_APPEND;
+        // No O_TRUNC: the descriptor is checked to be inside the root before anything is changed.
+        let handle;
+        try {
+          handle = await sandbox.openChecked(target, res.root, flags, res.rel, '/path', 0o666);
+        } catch (err) {
+          if (errno(err) === 'EEXIST' || (err instanceof ToolHubError && errno(err.cause) === 'EEXIST')) throw alreadyExists(res.rel);
+          throw err;
+        }
+        try {
+          const before = await handle.stat();
+          if (!before.isFile()) throw specialFile(res.rel);
+          if (args.mode === 'overwrite') await handle.truncate(0);
+          if (bytes > 0) await handle.write(args.content, args.mode === 'append' ? null : 0, 'utf8');
+          const sizeBytes = (await handle.stat()).size;
+          const created = res.stat === undefined;
+          const verb = created ? 'Created' : args.mode === 'append' ? 'Appended to' : 'Overwrote';
+          const text =
+            args.mode === 'append' && !created
+              ? `Appended ${bytes} bytes to '${res.rel}' (now ${sizeBytes} bytes).`
+              : `${verb} '${res.rel}' (${sizeBytes} bytes${created ? '' : `; was ${before.size} bytes`}).`;
+          return {
+            value: textResult(text, { path: res.rel, mode: args.mode, created, bytesWritten: bytes, sizeBytes }),
+            change: { bytes: sizeBytes - (created ? 0 : before.size), entries: expected.entries },
+          };
+        } catch (err) {
+          throw err instanceof ToolHubError ? err : fsError(err, res.rel);
+        } finally {
+          await handle.close();
+        }
+      });
     },
   });
 }
