@@ -5,6 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 
+import { type AliasTargets, findAliasTargets } from './aliases';
 import type { Engines } from './engines';
 import { findSchemaCompileError, SchemaCompileError, type SchemaProblem } from './errors';
 import { isPlainObject, type JsonObject } from './json';
@@ -21,6 +22,8 @@ export interface CompiledSchema {
   dialect: SchemaDialect | undefined;
   /** Where path normalisation applies. */
   pathTargets: readonly PathTarget[];
+  /** snake_case property names an argument with the source's name (`oldText`) is renamed to. */
+  aliasTargets: AliasTargets;
   /** Whether Ajv may fill defaults (when not, no need to look for them). */
   hasDefaults: boolean;
   compileMs: number;
@@ -34,7 +37,7 @@ export interface CompileOutcome {
 
 function unusable(error: SchemaCompileError, compileMs: number): CompileOutcome {
   return {
-    compiled: { validate: undefined, root: undefined, dialect: undefined, pathTargets: [], hasDefaults: false, compileMs },
+    compiled: { validate: undefined, root: undefined, dialect: undefined, pathTargets: [], aliasTargets: new Map(), hasDefaults: false, compileMs },
     problem: {
       code: error.code,
       message: `The input schema cannot be used (${error.message}); the tool's arguments are passed on without validation or repair.`,
@@ -51,7 +54,7 @@ export function compileSchema(schema: unknown, engines: Engines, options: Resolv
   if (typeof schema === 'boolean') {
     try {
       const validate = engines.compile(options.defaultDialect, schema);
-      return { compiled: { validate, root: undefined, dialect: options.defaultDialect, pathTargets: [], hasDefaults: false, compileMs: performance.now() - started } };
+      return { compiled: { validate, root: undefined, dialect: options.defaultDialect, pathTargets: [], aliasTargets: new Map(), hasDefaults: false, compileMs: performance.now() - started } };
     } catch (err) {
       return unusable(new SchemaCompileError('schema_invalid', String(err), { cause: err }), performance.now() - started);
     }
@@ -78,7 +81,7 @@ export function compileSchema(schema: unknown, engines: Engines, options: Resolv
     try {
       const validate = engines.compile(dialect, root);
       const compileMs = performance.now() - started;
-      const compiled: CompiledSchema = { validate, root, dialect, pathTargets: findPathTargets(root), hasDefaults, compileMs };
+      const compiled: CompiledSchema = { validate, root, dialect, pathTargets: findPathTargets(root), aliasTargets: findAliasTargets(root), hasDefaults, compileMs };
       if (compileMs <= options.slowCompileMs) return { compiled };
       return {
         compiled,

@@ -10,6 +10,7 @@ import { type CompiledSchema, compileSchema } from './compile';
 import { Engines } from './engines';
 import { childPointer, cloneJson, displayPointer, isPlainObject, type JsonObject, preview, readSlot, slotAt, tooDeepPointer, TooDeepError } from './json';
 import { type ArgumentValidatorOptions, type ResolvedArgumentValidatorOptions, withDefaults } from './options';
+import { applyNameAliases, renameKeys } from './aliases';
 import { applyPathNormalisation } from './paths';
 import { repair, type RepairState, restoreNull } from './repairs';
 import { toViolations } from './violations';
@@ -126,9 +127,11 @@ export class ArgumentValidator {
     const validate = compiled.validate!;
     const fixes: AppliedFix[] = [];
     const targets = compiled.pathTargets;
+    const renamed = compiled.aliasTargets.size > 0 ? applyNameAliases(holder, compiled.aliasTargets, fixes) : undefined;
+    const before = renamed ? renameKeys(original, renamed) : original;
     if (targets.length > 0) applyPathNormalisation(holder, targets, fixes);
     if (!validate(holder.root)) this.repairRounds(toolId, compiled, holder, fixes);
-    if (compiled.hasDefaults) reportDefaults(original, holder.root, '', fixes);
+    if (compiled.hasDefaults) reportDefaults(before, holder.root, '', fixes);
     return { args: holder.root as Record<string, unknown>, fixes, validated: true };
   }
 

@@ -190,3 +190,31 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+describe('parameter-name aliases', () => {
+  const renamedSchema = {
+    type: 'object',
+    required: ['old_text', 'new_text'],
+    additionalProperties: false,
+    properties: { old_text: { type: 'string' }, new_text: { type: 'string' }, dry_run: { type: 'boolean', default: false }, 'StartTime<': { type: 'string' } },
+  };
+
+  it('accepts the source names of renamed parameters and reports each rename as a fix', () => {
+    const result = run({ oldText: 'a', 'new-text': 'b' }, renamedSchema);
+    expect(result.args).toEqual({ old_text: 'a', new_text: 'b', dry_run: false });
+    expect(result.fixes).toEqual([
+      { field: '/old_text', description: 'renamed the argument "oldText" to "old_text", the parameter\'s name in the tool\'s schema' },
+      { field: '/new_text', description: 'renamed the argument "new-text" to "new_text", the parameter\'s name in the tool\'s schema' },
+      { field: '/dry_run', description: 'filled the missing optional property with its default false' },
+    ]);
+  });
+
+  it('keeps the schema name when both forms are sent, and never folds a name with symbols onto a plain one', () => {
+    const both = rejection({ old_text: 'a', oldText: 'b', new_text: 'c' }, renamedSchema);
+    expect(both.violations.map((v) => v.field)).toContain('/oldText');
+    const symbolic = run({ old_text: 'a', new_text: 'b', 'StartTime<': 'x' }, renamedSchema);
+    expect(symbolic.fixes.filter((f) => f.description.startsWith('renamed'))).toEqual([]);
+    const schemaWithPlain = { type: 'object', properties: { start_time: { type: 'string' } }, additionalProperties: false };
+    expect(rejection({ 'StartTime>': 'x' }, schemaWithPlain).violations[0]?.field).toBe('/StartTime>');
+  });
+});
