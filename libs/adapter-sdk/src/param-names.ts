@@ -19,6 +19,19 @@ export function toSnakeCase(native: string): string {
   return snakeCase(native) || native;
 }
 
+/** Symbols that tell parameters apart (`StartTime<`, `StartTime>`), spelled as words. */
+const SYMBOL_WORDS: Record<string, string> = {
+  '<': 'lt', '>': 'gt', '=': 'eq', '!': 'not', '+': 'plus', '@': 'at', '#': 'num', $: 'dollar', '&': 'and', '|': 'or', '~': 'tilde', '%': 'pct', '*': 'star', '^': 'caret', '?': 'q',
+};
+
+/**
+ * {@link toSnakeCase} that keeps symbols as words (`StartTime<` → `start_time_lt`,
+ * `$filter` → `dollar_filter`): the second try when plain snake_case names collide.
+ */
+export function toSnakeCaseWithSymbols(native: string): string {
+  return toSnakeCase(native.replace(/[<>=!+@#$&|~%*^?]/g, (c) => ` ${SYMBOL_WORDS[c]} `));
+}
+
 export interface ParamNameOptions {
   /** Rename parameters to snake_case; `false` gives the identity mapping. @default true */
   normalize?: boolean;
@@ -79,16 +92,23 @@ const MAX_DEPTH = 64;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Builds the mapping of `schema`'s parameter names.
- * @throws ToolHubError invalid_argument when two names of one object become the same snake_case
- *   name; the violations list every colliding group, so the operator can rename them or switch
+ * Builds the mapping of `schema`'s parameter names. When plain snake_case makes two names of one
+ * object alike (`StartTime` and `StartTime<`), the whole schema is named again with symbols spelled
+ * as words (`start_time`, `start_time_lt`), so the mapping stays deterministic.
+ * @throws ToolHubError invalid_argument when two names of one object are still alike then
+ *   (`pageSize` and `page_size`); the violations list every colliding group, so the operator can rename them or switch
  *   normalisation off for this server or document.
  */
 export function createParamNameMap(schema: JsonSchema, options: ParamNameOptions = {}): ParamNameMap {
   if (options.normalize === false) return identityMap(schema);
-  const index = new SchemaIndex(schema as Node);
+  let index = new SchemaIndex(schema as Node, toSnakeCase);
   const collisions = index.collisions();
-  if (collisions.length > 0) throw collisionError(collisions, options.subject ?? 'the schema');
+  if (collisions.length > 0) {
+    // `StartTime`, `StartTime<` and `StartTime>` all become `start_time`; spelled out they do not.
+    const spelled = new SchemaIndex(schema as Node, toSnakeCaseWithSymbols);
+    if (spelled.collisions().length > 0) throw collisionError(collisions, options.subject ?? 'the schema');
+    index = spelled;
+  }
   const renames: ParamRename[] = [];
   const transformed = index.transform(renames) as JsonSchema;
   if (renames.length === 0) return identityMap(schema);
@@ -122,7 +142,10 @@ function collisionError(collisions: Collision[], subject: string): ToolHubError 
 class SchemaIndex {
   private readonly views = new WeakMap<Node, NodeView>();
 
-  constructor(readonly root: Node) {}
+  constructor(
+    readonly root: Node,
+    private readonly name: (native: string) => string,
+  ) {}
 
   /** A local JSON pointer (`#/$defs/x`); undefined for remote or broken refs (left unmapped). */
   resolve(ref: string): Node | undefined {
@@ -160,7 +183,7 @@ class SchemaIndex {
     if (isNode(node.properties)) {
       for (const [native, child] of Object.entries(node.properties)) {
         props.set(native, isNode(child) ? [child] : []);
-        bySnake.set(toSnakeCase(native), native);
+        bySnake.set(this.name(native), native);
       }
     }
     const other: Node[] = [];
@@ -196,7 +219,7 @@ class SchemaIndex {
         entries.push([key, this.mapValue(v, views.flatMap((view) => view.other), toNative, depth + 1)]);
       } else {
         const children = views.flatMap((view) => view.props.get(native) ?? []);
-        entries.push([toNative ? native : toSnakeCase(native), this.mapValue(v, children, toNative, depth + 1)]);
+        entries.push([toNative ? native : this.name(native), this.mapValue(v, children, toNative, depth + 1)]);
       }
     }
     // Object.fromEntries defines own properties, so a "__proto__" key cannot reach the prototype.
@@ -213,7 +236,7 @@ class SchemaIndex {
       const natives = new Map<string, Set<string>>();
       for (const n of this.expand([node])) {
         for (const native of this.view(n).props.keys()) {
-          const name = toSnakeCase(native);
+          const name = this.name(native);
           natives.set(name, (natives.get(name) ?? new Set<string>()).add(native));
         }
       }
@@ -223,7 +246,7 @@ class SchemaIndex {
         const all = new Set([...(found.get(key)?.natives ?? []), ...set]);
         found.set(key, { at, name, natives: [...all].sort() });
       }
-      forEachSubSchema(node, (child, seg) => walk(child, joinPath(at, seg), depth + 1));
+      forEachSubSchema(node, this.name, (child, seg) => walk(child, joinPath(at, seg), depth + 1));
     };
     walk(this.root, '', 0);
     return [...found.values()];
@@ -240,13 +263,13 @@ class SchemaIndex {
       // `required` may name properties declared on a parent (`allOf: [{ required: [...] }]`).
       const here = [node, ...scope];
       const nameOf = (native: unknown): unknown =>
-        typeof native === 'string' && this.expand(here).some((n) => this.view(n).props.has(native)) ? toSnakeCase(native) : native;
+        typeof native === 'string' && this.expand(here).some((n) => this.view(n).props.has(native)) ? this.name(native) : native;
       const sub = (v: unknown, p: string, s: Node[] = []): unknown => (isNode(v) ? walk(v, p, s, depth + 1) : v);
       for (const [key, value] of Object.entries(node)) {
         if (key === 'properties' && isNode(value)) {
           out[key] = Object.fromEntries(
             Object.entries(value).map(([native, child]) => {
-              const name = toSnakeCase(native);
+              const name = this.name(native);
               if (name !== native) renames.push({ at: path, native, name });
               return [name, sub(child, joinPath(path, name))];
             }),
@@ -258,7 +281,7 @@ class SchemaIndex {
         } else if (key === 'dependentSchemas' && isNode(value)) {
           out[key] = Object.fromEntries(Object.entries(value).map(([k, s]) => [nameOf(k), sub(s, path, here)]));
         } else if (key === '$ref' && typeof value === 'string') {
-          out[key] = renamePointer(value);
+          out[key] = renamePointer(value, this.name);
         } else if ((key === 'default' || key === 'const') && typeof value === 'object' && value !== null) {
           out[key] = this.mapValue(value, [node], false, 0);
         } else if ((key === 'examples' || key === 'enum') && Array.isArray(value)) {
@@ -283,11 +306,11 @@ class SchemaIndex {
 }
 
 /** Calls `fn` for each direct sub-schema of `node`, with a readable path segment. */
-function forEachSubSchema(node: Node, fn: (child: Node, seg: string) => void): void {
+function forEachSubSchema(node: Node, name: (native: string) => string, fn: (child: Node, seg: string) => void): void {
   const each = (v: unknown, seg: string): void => {
     if (isNode(v)) fn(v, seg);
   };
-  if (isNode(node.properties)) for (const [k, v] of Object.entries(node.properties)) each(v, toSnakeCase(k));
+  if (isNode(node.properties)) for (const [k, v] of Object.entries(node.properties)) each(v, name(k));
   for (const k of SUB_SCHEMA_KEYS) each(node[k], k === 'items' || k === 'additionalItems' ? '[]' : '');
   for (const k of [...MERGED_LIST_KEYS, 'prefixItems', 'items']) {
     const list = node[k];
@@ -305,10 +328,10 @@ function joinPath(at: string, seg: string): string {
 }
 
 /** A JSON pointer into the transformed schema: segments after `properties` are renamed too. */
-function renamePointer(ref: string): string {
+function renamePointer(ref: string, name: (native: string) => string): string {
   if (!ref.startsWith('#/')) return ref;
   const segs = ref.slice(2).split('/');
-  return `#/${segs.map((s, i) => (segs[i - 1] === 'properties' ? encodeSeg(toSnakeCase(decodeSeg(s))) : s)).join('/')}`;
+  return `#/${segs.map((s, i) => (segs[i - 1] === 'properties' ? encodeSeg(name(decodeSeg(s))) : s)).join('/')}`;
 }
 
 function decodeSeg(s: string): string {

@@ -130,7 +130,7 @@ export function mapOperations(provider: string, document: unknown, options: Mapp
   const names = assignToolNames(alias, raws.map((r) => r.native));
   const entries: OperationEntry[] = [];
   for (const r of raws) {
-    const name = names.get(r.native)!;
+    const name = names.toName.get(r.native)!;
     const built = buildEntry(provider, { alias, mount, title, tagPaths: options.tagPaths ?? true, importance: options.importance ?? 'normal', timeoutMs: options.timeoutMs ?? 30_000, normalize: options.normalizeParams ?? true }, document, converter, r, name);
     if (typeof built === 'string') problems.push(built);
     else {

@@ -4,7 +4,7 @@
  * mapped back to native names and sent to the one connection of that server.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type AdapterDefinition, listCatalog, type ListResult, type RunContext, type ToolResult, toolNotFound } from '@toolhub/adapter-sdk';
+import { type AdapterDefinition, listCatalog, type ListResult, type QuarantineEntry, type RunContext, type ToolResult, toolNotFound } from '@toolhub/adapter-sdk';
 import type { ToolInfo } from '@toolhub/contracts';
 
 import type { McpAdapterConfig } from './config';
@@ -47,6 +47,12 @@ export interface McpAdapter extends AdapterDefinition {
   start(): Promise<void>;
   /** One row per configured server. */
   status(): ConnectionStatus[];
+  /**
+   * What is left out, with why: servers that could not be started, connected or listed (while they
+   * have no known tools) and single tools that broke a rule (schema depth/size, over `maxTools`).
+   * Each was logged once when found.
+   */
+  quarantined(): QuarantineEntry[];
   /** Closes every connection and stops every stdio server. Idempotent. */
   close(): Promise<void>;
 }
@@ -63,6 +69,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
   const byName = new Map<string, McpToolEntry>();
   const infos = new Map<string, ToolInfo>();
   const reported = new Set<string>();
+  const quarantined = new Map<string, QuarantineEntry[]>(); // alias → tools left out at the last listing
   const backoff = { initialMs: 200, maxMs: 30_000, stableAfterMs: 10_000, ...options.backoff };
   const clientInfo = options.clientInfo ?? { name: 'toolhub', version: '0.1.0' };
 
@@ -80,19 +87,48 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
   const update = (conn: McpServerConnection, tools: Tool[], reason: ToolsReason): void => {
     const server = conn.server;
     const wanted = toolFilter(server.include, server.exclude);
-    const usable = tools.filter((t) => {
+    const left: QuarantineEntry[] = [];
+    const quarantine = (tool: string, rule: string, why: string): void => {
+      left.push({ source: server.alias, tool, rule, reason: why });
+      report(`${server.alias}\u0000quarantine\u0000${tool}\u0000${why}`, { alias: server.alias, tool: tool.slice(0, 200) }, `MCP tool quarantined: ${why}`);
+    };
+    let usable = tools.filter((t) => {
+      if (typeof t.name !== 'string') return false;
       if (!wanted(t.name)) return false;
       if (t.execution?.taskSupport !== 'required') return true;
       report(`${server.alias}\u0000task\u0000${t.name}`, { alias: server.alias, tool: t.name }, 'MCP tool can only run as a task (tasks API), which ToolHub does not use; skipped', 'info');
       return false;
     });
+    if (usable.length > server.maxTools) {
+      // Sorted, so the same tools are served on every start whatever order the server lists them in.
+      const sorted = [...usable].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+      const over = sorted.slice(server.maxTools);
+      usable = sorted.slice(0, server.maxTools);
+      const why = `the server lists ${tools.length} tools; at most ${server.maxTools} are served (maxTools)`;
+      for (const t of over) left.push({ source: server.alias, tool: t.name, rule: 'max_tools', reason: why });
+      // One line for the whole overflow, not one per tool.
+      report(`${server.alias}\u0000maxTools\u0000${tools.length}`, { alias: server.alias, listed: tools.length, served: server.maxTools, quarantined: over.length }, `MCP server lists too many tools: ${why}`);
+    }
     const names = assignToolNames(server.alias, usable.map((t) => t.name));
     const next = new Map<string, McpToolEntry>();
     for (const tool of usable) {
-      const { entry, problem } = toToolEntry(provider, server, tool, names.toName.get(tool.name)!);
+      let built: ReturnType<typeof toToolEntry>;
+      try {
+        built = toToolEntry(provider, server, tool, names.toName.get(tool.name)!);
+      } catch (err) {
+        // Whatever a tool definition holds, it costs only that tool.
+        quarantine(tool.name, 'mapping', `its definition could not be mapped (${redactor.message(err).slice(0, 300)})`);
+        continue;
+      }
+      if (built.entry === undefined) {
+        quarantine(tool.name, built.quarantined.rule, built.quarantined.reason);
+        continue;
+      }
+      const { entry, problem } = built;
       if (problem) report(`${entry.info.name}\u0000${entry.info.version}`, { alias: server.alias, tool: tool.name, name: entry.info.name }, problem);
       next.set(entry.info.name, entry);
     }
+    quarantined.set(server.alias, left);
     const prev = entries.get(server.alias) ?? new Map<string, McpToolEntry>();
     const added = [...next.keys()].filter((n) => !prev.has(n));
     const removed = [...prev.keys()].filter((n) => !next.has(n));
@@ -181,6 +217,13 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
     },
     status() {
       return connections.map((c) => c.status());
+    },
+    quarantined() {
+      const sources: QuarantineEntry[] = connections
+        .map((c) => c.status())
+        .filter((r) => r.lastError !== undefined && r.state === 'backoff' && !entries.get(r.alias)?.size)
+        .map((r) => ({ source: r.alias, rule: 'load', reason: `could not be started, connected or listed: ${r.lastError}` }));
+      return [...sources, ...[...quarantined.values()].flat()];
     },
     close() {
       closed ??= Promise.all(connections.map((c) => c.close())).then(() => undefined);

@@ -55,6 +55,8 @@ export interface McpServerConfig {
   readonly normalizeParams: boolean;
   /** Importance of its tools. @default 'normal' */
   readonly importance: ImportanceName;
+  /** Most tools served from this server (sorted by name); the rest are quarantined. @default 1000 */
+  readonly maxTools: number;
 }
 
 /** A loaded configuration document. */
@@ -77,6 +79,9 @@ export interface McpConfigLoadOptions {
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 
+/** A real MCP server lists tens of tools; thousands means a mistake or a hostile server. */
+export const DEFAULT_MAX_TOOLS = 1000;
+
 const stringMap = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'names may use letters, digits, _, . and -'), z.string());
 const headerMap = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid HTTP header name'), z.string());
 const globList = z.array(z.string().min(1, 'empty pattern'));
@@ -91,6 +96,7 @@ const common = {
   connect: z.enum(['lazy', 'eager']).optional(),
   normalizeParams: z.boolean().optional(),
   importance: z.enum(['core', 'normal', 'low']).optional(),
+  maxTools: z.number().int().min(1).max(100_000).optional(),
 };
 
 const stdioServer = z.strictObject({
@@ -125,6 +131,7 @@ const documentSchema = z.strictObject({
       connectTimeout: zDuration({ min: '1ms' }).optional(),
       connect: z.enum(['lazy', 'eager']).optional(),
       importance: z.enum(['core', 'normal', 'low']).optional(),
+      maxTools: z.number().int().min(1).max(100_000).optional(),
     })
     .default({}),
   servers: z.array(z.unknown()).default([]),
@@ -220,6 +227,7 @@ function toServer(s: RawServer, d: z.infer<typeof documentSchema>, baseDir: stri
     connect: s.connect ?? d.defaults.connect ?? 'lazy',
     normalizeParams: s.normalizeParams ?? d.normalizeParams,
     importance: s.importance ?? d.defaults.importance ?? 'normal',
+    maxTools: s.maxTools ?? d.defaults.maxTools ?? DEFAULT_MAX_TOOLS,
   };
 }
 

@@ -4,7 +4,7 @@
  * image, audio and resource blocks carried through.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { createParamNameMap, type JsonSchema, type ParamNameMap, type ToolResult } from '@toolhub/adapter-sdk';
+import { createParamNameMap, fitDescription, type JsonSchema, type ParamNameMap, renameParamsInText, schemaRuleViolation, type ToolResult } from '@toolhub/adapter-sdk';
 import { type ContentBlock, contentHash, importanceFromName, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
 
 import type { McpServerConfig } from './config';
@@ -21,11 +21,13 @@ export interface McpToolEntry {
   readonly retrySafe: boolean;
 }
 
-/** An entry, plus the reason parameter names were left native (a collision), if any. */
-export interface ToolEntryResult {
-  readonly entry: McpToolEntry;
-  readonly problem?: string;
-}
+/**
+ * An entry, plus the reason parameter names were left native (a collision), if any; or why the
+ * tool is left out (quarantined): a schema deeper or larger than the tool rules allow.
+ */
+export type ToolEntryResult =
+  | { readonly entry: McpToolEntry; readonly problem?: string; readonly quarantined?: undefined }
+  | { readonly entry?: undefined; readonly quarantined: { readonly rule: string; readonly reason: string } };
 
 /** Drops a top-level `$schema`: ToolHub validates with one dialect, and a draft-07 URI would make it fail. */
 function withoutDialect(schema: unknown): JsonSchema {
@@ -36,6 +38,9 @@ function withoutDialect(schema: unknown): JsonSchema {
 
 /** Builds the ToolInfo of one MCP tool mounted under `server`, named `name`. */
 export function toToolEntry(provider: string, server: McpServerConfig, tool: Tool, name: string): ToolEntryResult {
+  // Checked first, without recursion: a 2,000-level schema must not reach the recursive steps below.
+  const broken = schemaRuleViolation(tool.inputSchema);
+  if (broken) return { quarantined: broken };
   const input = withoutDialect(tool.inputSchema);
   let params: ParamNameMap;
   let problem: string | undefined;
@@ -48,8 +53,11 @@ export function toToolEntry(provider: string, server: McpServerConfig, tool: Too
     params = createParamNameMap(input, { normalize: false });
   }
   const a = tool.annotations ?? {};
-  const description = (tool.description ?? '').trim() || tool.title || a.title || `Tool ${tool.name} of the MCP server ${server.alias}.`;
-  const outputDescription = tool.outputSchema ? `Returns structured JSON matching this schema: ${JSON.stringify(withoutDialect(tool.outputSchema))}` : '';
+  // The description names parameters as the schema does (`old_text`, not the server's `oldText`).
+  const raw = (typeof tool.description === 'string' ? tool.description : '').trim() || tool.title || a.title || `Tool ${tool.name} of the MCP server ${server.alias}.`;
+  const description = fitDescription(renameParamsInText(raw, params.renames));
+  const outputDescription =
+    tool.outputSchema && !schemaRuleViolation(tool.outputSchema) ? fitDescription(`Returns structured JSON matching this schema: ${JSON.stringify(withoutDialect(tool.outputSchema))}`) : '';
   const annotations = { readOnly: a.readOnlyHint, destructive: a.destructiveHint, idempotent: a.idempotentHint, openWorld: a.openWorldHint };
   const tags = ['mcp', server.alias];
   const described = { name, path: server.mount, description, inputSchema: params.schema, outputDescription, importance: server.importance, annotations, tags, defaultTimeoutMs: server.timeoutMs };
@@ -67,6 +75,7 @@ export function toToolEntry(provider: string, server: McpServerConfig, tool: Too
     version: contentHash(described),
     tags,
     defaultTimeoutMs: server.timeoutMs,
+    ...(tool.name !== name ? { sourceName: tool.name } : {}),
   };
   return { entry: { alias: server.alias, native: tool.name, info, params, retrySafe: a.readOnlyHint === true || a.idempotentHint === true }, problem };
 }

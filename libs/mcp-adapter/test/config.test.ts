@@ -31,6 +31,7 @@ describe('parseMcpConfig', () => {
           connect: 'lazy',
           normalizeParams: true,
           importance: 'normal',
+          maxTools: 1000,
         },
       ],
     });

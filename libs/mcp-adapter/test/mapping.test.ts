@@ -2,7 +2,14 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Importance } from '@toolhub/contracts';
 
 import type { McpServerConfig } from '../src';
-import { toToolEntry, toToolResult } from '../src/mapping';
+import { type McpToolEntry, toToolEntry as mapTool, toToolResult } from '../src/mapping';
+
+/** The entry of a tool that must map (not be quarantined). */
+function toToolEntry(...args: Parameters<typeof mapTool>): { entry: McpToolEntry; problem?: string } {
+  const result = mapTool(...args);
+  if (result.entry === undefined) throw new Error(`quarantined: ${result.quarantined.reason}`);
+  return result;
+}
 
 const server: McpServerConfig = {
   alias: 'fs',
@@ -15,6 +22,7 @@ const server: McpServerConfig = {
   connect: 'lazy',
   normalizeParams: true,
   importance: 'core',
+  maxTools: 1000,
 };
 
 const editFile: Tool = {
@@ -133,5 +141,33 @@ describe('toToolResult', () => {
 
   it('gives an error without text a message the LLM can still read', () => {
     expect(toToolResult({ content: [], isError: true }, redact).errorMessage).toBe('The MCP tool reported an error without a message.');
+  });
+});
+
+describe('tools from the wild', () => {
+  it('tells the model the parameter names the schema uses, and keeps the source name', () => {
+    const tool: Tool = {
+      name: 'Edit-File',
+      description: 'Replaces `oldText` with newText in the file at filePath; set dryRun to preview.',
+      inputSchema: { type: 'object', properties: { filePath: { type: 'string' }, oldText: { type: 'string' }, newText: { type: 'string' }, dryRun: { type: 'boolean' } } },
+    };
+    const { entry } = toToolEntry('mcp', server, tool, 'fs_edit_file');
+    expect(entry.info.description).toBe('Replaces `old_text` with new_text in the file at file_path; set dry_run to preview.');
+    expect(entry.info.sourceName).toBe('Edit-File');
+    expect(toToolEntry('mcp', server, editFile, 'fs_edit_file').entry.info.sourceName).toBe('edit_file');
+  });
+
+  it('quarantines a tool whose schema nests 2,000 levels, without recursing into it', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 2000; i++) deep = { type: 'object', properties: { child: deep } };
+    const result = mapTool('mcp', server, { name: 'deep', inputSchema: deep as Tool['inputSchema'] }, 'fs_deep');
+    expect(result.entry).toBeUndefined();
+    expect(result.quarantined).toEqual({ rule: 'schema_depth', reason: expect.stringMatching(/nests more than 128 levels/) });
+  });
+
+  it('cuts a 1 MB description to the registry limit with a note', () => {
+    const { entry } = toToolEntry('mcp', server, { name: 'big', description: 'x'.repeat(1_000_000), inputSchema: { type: 'object' } }, 'fs_big');
+    expect(entry.info.description.length).toBeLessThanOrEqual(16_384);
+    expect(entry.info.description).toMatch(/\[description cut from 1000000 characters\]$/);
   });
 });
