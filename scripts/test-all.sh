@@ -18,6 +18,10 @@ step "typecheck" npx tsc -p tsconfig.json
 # enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
 step "nx graph" env NX_DAEMON=false npx nx show projects
 step "lint" npx eslint .
+# Helm charts: lint, render, strict Kubernetes schema validation (installs helm, grpcurl and
+# kubernetes-validate once per machine; fails loudly if it cannot). The probe test that runs what the
+# chart renders is test/helm/chart-probes.int.test.ts (in Jest below; it uses the tools installed here).
+step "helm charts" bash scripts/chart-check.sh
 
 echo "==> services"
 if ! services_env="$(bash scripts/services.sh up)"; then
