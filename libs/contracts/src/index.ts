@@ -102,6 +102,9 @@ export {
   GetCatalogStatusRequest,
   GetCatalogStatusResponse,
   CatalogSyncStatus,
+  AuditEntry,
+  ListAuditLogRequest,
+  ListAuditLogResponse,
 } from './gen/toolhub/v1/registry';
 
 export {

@@ -8,7 +8,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import { ArgumentValidator } from '@toolhub/arguments';
 import type { Bus } from '@toolhub/bus';
-import { callerLabel, limitKey } from '@toolhub/auth';
+import { callerLabel, type Grants, limitKey, UNRESTRICTED_VIEW } from '@toolhub/auth';
 import { type CallContext, principalOf } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
@@ -57,6 +57,7 @@ import { CallerLimiter } from './limits';
 import { MetadataCache } from './metadata-cache';
 import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 import { ProviderDirectory } from './providers';
+import { hiddenToolError, Visibility } from './visibility';
 import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
 import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
@@ -74,6 +75,11 @@ export interface DispatcherDeps {
   /** @default Ajv-based validation and safe repair (@toolhub/arguments); `false` leaves checking to the adapter */
   validator?: ArgumentsValidator | false;
   logger?: SdkLogger;
+  /**
+   * Which tools each principal may see and run. @default everyone sees everything (also the
+   * case for the local principal, whatever the grants).
+   */
+  grants?: Grants;
 }
 
 const tracer = trace.getTracer('@toolhub/dispatcher-core');
@@ -147,7 +153,44 @@ export class Dispatcher {
     return dispatcher;
   }
 
+  /** The principal's view of the catalog (see visibility.ts); undefined when nothing is hidden from it. */
+  private visibility(call: CallContext): Visibility | undefined {
+    const principal = principalOf(call);
+    const view = principal.method === 'local' || !this.deps.grants ? UNRESTRICTED_VIEW : this.deps.grants.viewOf(principal);
+    if (view.unrestricted) return undefined;
+    return new Visibility(view, {
+      listAll: (provider, path) => this.listCached(provider, path, true, call).then((r) => r.tools),
+      info: (provider, name) => this.resolveTool(provider, name, call).then((t) => t.tool),
+    });
+  }
+
   async listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {
+    const vis = this.visibility(call);
+    if (!vis) return this.listToolsAll(req, call);
+    if (req.provider === '') {
+      const categories: Category[] = (await vis.providers(this.providers.status().filter((p) => !p.incompatible))).map((p) => ({ path: '', name: p.provider, toolCount: p.toolCount }));
+      return { categories, tools: [], hint: categories.length ? `These are the providers. Call tool_list with provider set to one of: ${categories.map((c) => c.name).join(', ')}.` : 'No tools are available to you right now.' };
+    }
+    assertProviderName(req.provider);
+    const path = normalizePath(req.path);
+    const res = await vis.list(req.provider, await this.listCached(req.provider, path, req.recursive, call));
+    if (res.tools.length === 0 && res.categories.length === 0 && (await vis.visibleUnder(req.provider, '')) === 0) {
+      throw ToolHubError.notFound(`Unknown provider ${JSON.stringify(req.provider)}. Call tool_list with no provider to see the providers you can use.`, [], '');
+    }
+    return { ...res, hint: listHint(req.provider, res) };
+  }
+
+  /** Lists through the metadata cache. */
+  private async listCached(provider: string, path: string, recursive: boolean, call: CallContext): Promise<AdapterListResponse> {
+    let res: AdapterListResponse | undefined = await this.metadata.getList(provider, path, recursive);
+    if (!res) {
+      res = await this.guardProvider(provider, () => this.client.list(provider, path, recursive, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
+      await this.metadata.setList(provider, path, recursive, res);
+    }
+    return res;
+  }
+
+  private async listToolsAll(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {
     if (req.provider === '') {
       // A provider refused for its contract version cannot serve agents, so they do not see it.
       const categories: Category[] = this.providers.status().filter((p) => !p.incompatible).map((p) => ({ path: '', name: p.provider, toolCount: p.toolCount }));
@@ -160,21 +203,12 @@ export class Dispatcher {
       };
     }
     assertProviderName(req.provider);
-    const path = normalizePath(req.path);
-    let res: AdapterListResponse | undefined = await this.metadata.getList(req.provider, path, req.recursive);
-    if (!res) {
-      res = await this.guardProvider(req.provider, () => this.client.list(req.provider, path, req.recursive, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
-      await this.metadata.setList(req.provider, path, req.recursive, res);
-    }
-    const hintParts: string[] = [];
-    const first = res.tools[0];
-    if (first) hintParts.push(`Call tool_info with provider=${JSON.stringify(req.provider)} and name=${JSON.stringify(first.name)} (or another tool above) for its full schema.`);
-    if (res.categories[0]) hintParts.push(`Call tool_list with path=${JSON.stringify(res.categories[0].path)} (or another category) to go deeper.`);
-    return { categories: res.categories, tools: res.tools, hint: hintParts.join(' ') || 'This category is empty.' };
+    const res = await this.listCached(req.provider, normalizePath(req.path), req.recursive, call);
+    return { categories: res.categories, tools: res.tools, hint: listHint(req.provider, res) };
   }
 
   async getToolInfo(req: GetToolInfoRequest, call: CallContext): Promise<GetToolInfoResponse> {
-    return { tool: (await this.resolveTool(req.provider, req.name, call)).tool };
+    return { tool: (await this.resolveVisible(req.provider, req.name, call)).tool };
   }
 
   async searchTools(req: SearchToolsRequest, call: CallContext): Promise<SearchToolsResponse> {
@@ -185,11 +219,29 @@ export class Dispatcher {
       ]);
     }
     if (req.provider) assertProviderName(req.provider);
-    return this.registry.search({ ...req, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs));
+    const vis = this.visibility(call);
+    const limit = req.limit || 10;
+    // A restricted view asks for more, so hits hidden from it do not leave the page short.
+    const asked = vis ? { ...req, limit: Math.min(Math.max(limit * 4, limit + 20), 200) } : req;
+    const res = await this.registry.search({ ...asked, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs));
+    return vis ? vis.search(res, limit) : res;
   }
 
   async getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse> {
-    return this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs));
+    const res = await this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs));
+    const vis = this.visibility(call);
+    return vis ? vis.preload(res, req.format) : res;
+  }
+
+  /** Providers as this caller may see them (only those with tools visible to it, counted for it). */
+  async listProvidersFor(call: CallContext): Promise<ListProvidersResponse> {
+    const vis = this.visibility(call);
+    return vis ? { providers: await vis.providers(this.providers.status()) } : this.listProviders();
+  }
+
+  /** {@link status} with the providers this caller may see. */
+  async statusFor(call: CallContext): Promise<GetStatusResponse> {
+    return { ...this.status(), providers: (await this.listProvidersFor(call)).providers };
   }
 
   async runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse> {
@@ -213,7 +265,7 @@ export class Dispatcher {
         this.assertBusConnected();
         release = this.limiter.acquire(limitKey(principal, req.caller));
         slot = await this.admission.acquire(deadline, call.signal);
-        const primary = await this.resolveTool(req.provider, req.name, call);
+        const primary = await this.resolveVisible(req.provider, req.name, call);
         const info = primary.tool!;
         if (req.expectedVersion && req.expectedVersion !== info.version) {
           throw new ToolHubError(
@@ -351,7 +403,8 @@ export class Dispatcher {
         const ref = parseToolId(entry);
         if (!ref) continue;
         try {
-          candidate = await this.resolveTool(ref.provider, ref.name, call);
+          // A fallback outside the caller's grants is skipped like a missing one.
+          candidate = await this.resolveVisible(ref.provider, ref.name, call);
         } catch {
           continue; // An unreachable fallback is skipped, not fatal: the next one may work.
         }
@@ -452,6 +505,21 @@ export class Dispatcher {
    * adapter itself (when the registry is not running or does not know the tool yet).
    * @throws ToolHubError not_found (unknown provider or tool, or disabled), invalid_argument
    */
+  private async resolveVisible(provider: string, name: string, call: CallContext): Promise<RegisteredTool> {
+    const vis = this.visibility(call);
+    if (!vis) return this.resolveTool(provider, name, call);
+    let tool: RegisteredTool;
+    try {
+      tool = await this.resolveTool(provider, name, call);
+    } catch (err) {
+      // Every "no such tool" answer looks the same, with only visible suggestions, so it cannot tell hidden from missing.
+      if (err instanceof ToolHubError && err.code === 'not_found') throw hiddenToolError(provider, name, await vis.suggestions(err.suggestions));
+      throw err;
+    }
+    if (!vis.permits(tool.tool!)) throw hiddenToolError(provider, name);
+    return tool;
+  }
+
   private async resolveTool(provider: string, name: string, call: CallContext): Promise<RegisteredTool> {
     assertProviderName(provider);
     assertToolName(name);
@@ -503,6 +571,15 @@ export class Dispatcher {
       throw err;
     }
   }
+}
+
+/** What to do next after a tool_list answer. */
+function listHint(provider: string, res: AdapterListResponse): string {
+  const hintParts: string[] = [];
+  const first = res.tools[0];
+  if (first) hintParts.push(`Call tool_info with provider=${JSON.stringify(provider)} and name=${JSON.stringify(first.name)} (or another tool above) for its full schema.`);
+  if (res.categories[0]) hintParts.push(`Call tool_list with path=${JSON.stringify(res.categories[0].path)} (or another category) to go deeper.`);
+  return hintParts.join(' ') || 'This category is empty.';
 }
 
 /** Validation and safe repair against each tool's JSON Schema, compiled once per tool version. */

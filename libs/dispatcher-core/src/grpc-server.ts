@@ -4,7 +4,8 @@
  */
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
-import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import type { Authenticator } from '@toolhub/auth';
+import { addReflection, assertSafeBind, bindServer, closeServer, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import type { Dispatcher } from './dispatcher';
@@ -14,6 +15,15 @@ export interface GrpcServerOptions {
   host?: string;
   /** 0 picks a free port. @default 50051 */
   port?: number;
+  /**
+   * Checks each call's credentials (API key, JWT, mTLS). @default none: local mode, every call is
+   * the local principal — allowed only on a loopback host (see `allowUnauthenticated`).
+   */
+  authenticator?: Authenticator;
+  /** TLS from certificate files, reloaded when they change. @default plaintext */
+  tls?: ServerTlsOptions;
+  /** Serve a non-loopback host without auth (only behind a proxy that authenticates). @default false */
+  allowUnauthenticated?: boolean;
 }
 
 export interface RunningGrpcServer {
@@ -30,6 +40,9 @@ const SERVICE_NAME = 'toolhub.v1.ToolHub';
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
+  assertSafeBind('The dispatcher', host, options.authenticator?.enabled ?? false, options.allowUnauthenticated);
+  // Any authenticated principal may use the agent API; grants decide which tools it sees.
+  const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator } : undefined;
   const maxMessageBytes = dispatcher.options.maxMessageBytes;
   const server = new Server({
     // grpc-js rejects far larger messages before our decoder runs; ours gives the clearer error.
@@ -40,13 +53,13 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     'grpc.enable_channelz': 0,
   });
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
-    listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call)),
-    getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call)),
-    runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call)),
-    listProviders: unary('toolhub.v1.ToolHub/ListProviders', () => dispatcher.listProviders()),
-    getStatus: unary('toolhub.v1.ToolHub/GetStatus', () => dispatcher.status()),
-    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call)),
-    getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call)),
+    listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
+    getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
+    runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call), auth),
+    listProviders: unary('toolhub.v1.ToolHub/ListProviders', (_req, call) => dispatcher.listProvidersFor(call), auth),
+    getStatus: unary('toolhub.v1.ToolHub/GetStatus', (_req, call) => dispatcher.statusFor(call), auth),
+    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call), auth),
+    getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call), auth),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
@@ -56,7 +69,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   index.addServiceNames(SERVICE_NAME, 'grpc.health.v1.Health');
   addReflection(server, index);
 
-  const port = await bindServer(server, host, options.port ?? 50051);
+  const port = await bindServer(server, host, options.port ?? 50051, options.tls);
 
   // Readiness follows the bus: while NATS is unreachable no run can succeed, so the ToolHub service
   // reports NOT_SERVING (probe it for readiness) while the overall '' status stays SERVING, so a

@@ -6,16 +6,19 @@ import { Server } from '@grpc/grpc-js';
 import {
   contractDescriptorSet,
   Importance,
+  parseToolId,
   type PreloadList as WirePreloadList,
   RegistryAdminService,
   StatsSort,
   ToolHubError,
   type ToolInfo,
 } from '@toolhub/contracts';
-import { addReflection, bindServer, closeServer, DescriptorIndex, guardedServiceDefinition, unary } from '@toolhub/grpc-edge';
+import type { Authenticator, Role } from '@toolhub/auth';
+import { addReflection, type CallContext, assertSafeBind, bindServer, closeServer, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
+import { audited, changedByOf, toWireAudit } from './audit';
 import { toWireStats } from './convert';
 import type { Registry } from './registry';
 
@@ -26,7 +29,21 @@ export interface AdminServerOptions {
   port?: number;
   /** @default 4194304 */
   maxMessageBytes?: number;
+  /**
+   * Checks each call's credentials; every admin RPC needs the operator or admin role.
+   * @default none: local mode (loopback only), every call is the local principal
+   */
+  authenticator?: Authenticator;
+  /** TLS from certificate files, reloaded when they change. @default plaintext */
+  tls?: ServerTlsOptions;
+  /** Serve a non-loopback host without auth (only behind a proxy that authenticates). @default false */
+  allowUnauthenticated?: boolean;
+  /** Told when an admin change could not be written to the audit log. @default no-op */
+  onAuditError?: (err: unknown) => void;
 }
+
+/** Admin RPCs change or reveal the whole catalog and its statistics: operators and admins only. */
+const ADMIN_ROLES: readonly Role[] = ['operator', 'admin'];
 
 export interface RunningAdminServer {
   readonly port: number;
@@ -61,44 +78,84 @@ function requireImportance(value: Importance): Importance {
 
 export async function startAdminServer(registry: Registry, options: AdminServerOptions = {}): Promise<RunningAdminServer> {
   const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
+  const host = options.host ?? '127.0.0.1';
+  assertSafeBind('The registry admin API', host, options.authenticator?.enabled ?? false, options.allowUnauthenticated);
+  const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator, roles: ADMIN_ROLES } : undefined;
+  const onAuditError = options.onAuditError ?? (() => undefined);
+  const store = registry.store;
   const server = new Server({ 'grpc.max_receive_message_length': Math.min(max * 4, 64 * 1024 * 1024) });
   const m = (name: string) => `${SERVICE}/${name}`;
+  const rpc = <Req, Res>(name: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary<Req, Res>(m(name), fn, auth);
+  const toolState = (provider: string, name: string) => () => registry.getTool(provider, name);
+  const overlay = (action: string, toolId: string, call: CallContext, patch: { importance?: Importance; enabled?: boolean; fallbacks?: string[] }) => {
+    const ref = parseToolId(toolId);
+    return audited(
+      store,
+      call,
+      { action, target: toolId, before: async () => (ref ? (await registry.getTool(ref.provider, ref.name)).overlay : undefined), run: () => registry.setOverlay(toolId, patch, changedByOf(call, '')), after: (t) => t.overlay },
+      onAuditError,
+    );
+  };
   server.addService(guardedServiceDefinition(RegistryAdminService, max), {
-    registerTool: unary(m('RegisterTool'), async (req: { tool?: ToolInfo }) => ({ tool: (await registry.registerTool(requireTool(req.tool))).tool })),
-    updateTool: unary(m('UpdateTool'), async (req: { tool?: ToolInfo }) => ({ tool: (await registry.updateTool(requireTool(req.tool))).tool })),
-    deleteTool: unary(m('DeleteTool'), async (req: { provider: string; name: string }) => {
-      await registry.deleteTool(req.provider, req.name);
+    registerTool: rpc('RegisterTool', async (req: { tool?: ToolInfo }, call) => {
+      const tool = requireTool(req.tool);
+      return { tool: (await audited(store, call, { action: 'RegisterTool', target: `${tool.provider}:${tool.name}`, before: async () => undefined, run: () => registry.registerTool(tool), after: (t) => t.tool }, onAuditError)).tool };
+    }),
+    updateTool: rpc('UpdateTool', async (req: { tool?: ToolInfo }, call) => {
+      const tool = requireTool(req.tool);
+      const before = async () => (await registry.getTool(tool.provider, tool.name)).tool;
+      return { tool: (await audited(store, call, { action: 'UpdateTool', target: `${tool.provider}:${tool.name}`, before, run: () => registry.updateTool(tool), after: (t) => t.tool }, onAuditError)).tool };
+    }),
+    deleteTool: rpc('DeleteTool', async (req: { provider: string; name: string }, call) => {
+      await audited(store, call, { action: 'DeleteTool', target: `${req.provider}:${req.name}`, before: toolState(req.provider, req.name), run: () => registry.deleteTool(req.provider, req.name), after: () => undefined }, onAuditError);
       return {};
     }),
-    getPreloadList: unary(m('GetPreloadList'), async () => ({ list: wireList(await registry.getPreloadList()) })),
-    setPreloadList: unary(m('SetPreloadList'), async (req: { toolIds: string[]; expectedRevision: number; changedBy: string; comment: string }) => ({
-      list: wireList(await registry.setPreloadList(req.toolIds, req.expectedRevision, req.changedBy, req.comment)),
+    getPreloadList: rpc('GetPreloadList', async () => ({ list: wireList(await registry.getPreloadList()) })),
+    setPreloadList: rpc('SetPreloadList', async (req: { toolIds: string[]; expectedRevision: number; changedBy: string; comment: string }, call) => {
+      const list = await audited(
+        store,
+        call,
+        {
+          action: 'SetPreloadList',
+          target: 'preload',
+          comment: req.comment,
+          before: () => registry.getPreloadList(),
+          run: () => registry.setPreloadList(req.toolIds, req.expectedRevision, changedByOf(call, req.changedBy), req.comment),
+        },
+        onAuditError,
+      );
+      return { list: wireList(list) };
+    }),
+    getTool: rpc('GetTool', async (req: { provider: string; name: string }) => ({ tool: await registry.getTool(req.provider, req.name) })),
+    listRegisteredTools: rpc('ListRegisteredTools', async (req: { provider: string; path: string }) => ({ tools: await registry.listRegisteredTools(req.provider, req.path) })),
+    setImportance: rpc('SetImportance', async (req: { toolId: string; importance: Importance }, call) => ({
+      tool: await overlay('SetImportance', req.toolId, call, { importance: requireImportance(req.importance) }),
     })),
-    getTool: unary(m('GetTool'), async (req: { provider: string; name: string }) => ({ tool: await registry.getTool(req.provider, req.name) })),
-    listRegisteredTools: unary(m('ListRegisteredTools'), async (req: { provider: string; path: string }) => ({ tools: await registry.listRegisteredTools(req.provider, req.path) })),
-    setImportance: unary(m('SetImportance'), async (req: { toolId: string; importance: Importance }) => ({
-      tool: await registry.setOverlay(req.toolId, { importance: requireImportance(req.importance) }),
-    })),
-    setFallbacks: unary(m('SetFallbacks'), async (req: { toolId: string; fallbacks: string[] }) => ({ tool: await registry.setOverlay(req.toolId, { fallbacks: req.fallbacks }) })),
-    setEnabled: unary(m('SetEnabled'), async (req: { toolId: string; enabled: boolean }) => ({ tool: await registry.setOverlay(req.toolId, { enabled: req.enabled }) })),
-    getToolStats: unary(m('GetToolStats'), async (req: { toolId: string }) => ({ stats: toWireStats(await registry.getToolStats(req.toolId)) })),
-    listToolStats: unary(m('ListToolStats'), async (req: { sort: StatsSort; limit: number; provider: string }) => ({
+    setFallbacks: rpc('SetFallbacks', async (req: { toolId: string; fallbacks: string[] }, call) => ({ tool: await overlay('SetFallbacks', req.toolId, call, { fallbacks: req.fallbacks }) })),
+    setEnabled: rpc('SetEnabled', async (req: { toolId: string; enabled: boolean }, call) => ({ tool: await overlay('SetEnabled', req.toolId, call, { enabled: req.enabled }) })),
+    getToolStats: rpc('GetToolStats', async (req: { toolId: string }) => ({ stats: toWireStats(await registry.getToolStats(req.toolId)) })),
+    listToolStats: rpc('ListToolStats', async (req: { sort: StatsSort; limit: number; provider: string }) => ({
       stats: (await registry.listToolStats(SORTS[req.sort] ?? 'calls', req.limit, req.provider)).map(toWireStats),
     })),
-    getRegistryStatus: unary(m('GetRegistryStatus'), () => registry.statsStatus()),
-    suggestPreload: unary(m('SuggestPreload'), async (req: { limit: number }) => registry.suggestPreload(req.limit)),
-    importOverlays: unary(m('ImportOverlays'), async (req: { content: string; format: string; changedBy: string; dryRun: boolean }) => {
-      const r = await registry.importOverlays(req.content, req.format, req.changedBy, req.dryRun);
+    suggestPreload: rpc('SuggestPreload', async (req: { limit: number }) => registry.suggestPreload(req.limit)),
+    importOverlays: rpc('ImportOverlays', async (req: { content: string; format: string; changedBy: string; dryRun: boolean }, call) => {
+      const by = changedByOf(call, req.changedBy);
+      const r = req.dryRun
+        ? await registry.importOverlays(req.content, req.format, by, true)
+        : await audited(store, call, { action: 'ImportOverlays', target: 'overlays', before: async () => undefined, run: () => registry.importOverlays(req.content, req.format, by, false), after: (x) => ({ file: req.content, ...x }) }, onAuditError);
       return { toolsChanged: req.dryRun ? 0 : r.toolIds.length, preloadListChanged: r.preloadChanged, messages: r.messages };
     }),
+    getRegistryStatus: rpc('GetRegistryStatus', () => registry.statsStatus()),
+    listAuditLog: rpc('ListAuditLog', async (req: { target: string; principal: string; beforeUnixMs: number; limit: number }) => ({
+      entries: (await store.listAudit({ target: req.target, principal: req.principal, beforeUnixMs: req.beforeUnixMs, limit: req.limit })).map(toWireAudit),
+    })),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE]: 'SERVING' });
   health.addToServer(server);
   const index = new DescriptorIndex(contractDescriptorSet());
   index.addServiceNames(SERVICE, 'grpc.health.v1.Health');
   addReflection(server, index);
-  const host = options.host ?? '127.0.0.1';
-  const port = await bindServer(server, host, options.port ?? 50052);
+  const port = await bindServer(server, host, options.port ?? 50052, options.tls);
   let closed: Promise<void> | undefined;
   return {
     port,

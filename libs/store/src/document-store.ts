@@ -4,6 +4,7 @@
  */
 import type { ToolCalled, ToolInfo } from '@toolhub/contracts';
 
+import { type AuditDoc, type AuditEntry, type AuditInput, AuditLog, type AuditQuery } from './audit';
 import type { Backend } from './backend';
 import { StoreError } from './errors';
 import type { ResolvedStoreOptions } from './options';
@@ -34,6 +35,7 @@ export class DocumentRegistryStore implements RegistryStore {
   private readonly preload: PreloadLists;
   private readonly recorder: CallRecorder;
   private readonly queries: StatsQueries;
+  private readonly audit: AuditLog;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
   private drained: (() => void) | undefined;
@@ -51,6 +53,7 @@ export class DocumentRegistryStore implements RegistryStore {
     const stats = packStatistics ? packedStatsCollection(backend.collection<StoredStatsDoc>('tool_stats')) : backend.collection<StatsDoc>('tool_stats');
     this.recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), options);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
+    this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
   }
 
   /** Finishes every batch a crashed writer left behind (run once at start-up). */
@@ -108,6 +111,14 @@ export class DocumentRegistryStore implements RegistryStore {
 
   listToolStats(options?: ListToolStatsOptions): Promise<ToolStatsSummary[]> {
     return this.run(() => this.queries.list(options));
+  }
+
+  appendAudit(entry: AuditInput): Promise<AuditEntry> {
+    return this.run(() => this.audit.append(entry));
+  }
+
+  listAudit(query?: AuditQuery): Promise<AuditEntry[]> {
+    return this.run(() => this.audit.list(query));
   }
 
   close(): Promise<void> {

@@ -23,6 +23,7 @@ export type {
   ToolStatsSort,
   ToolStatsSummary,
 } from './store';
+export type { AuditEntry, AuditInput, AuditQuery } from './audit';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors';
 export { storeDefaults, type RecordStep, type StoreOptions } from './options';
 export { MongoRegistryStore, mongoRegistryStoreDefaults, type MongoRegistryStoreOptions } from './mongo/mongo-store';

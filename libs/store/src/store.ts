@@ -6,6 +6,8 @@
  */
 import type { Importance, ToolCalled, ToolInfo } from '@toolhub/contracts';
 
+import type { AuditEntry, AuditInput, AuditQuery } from './audit';
+
 /** Where a tool's definition comes from: a provider's catalog sync, or the admin API. */
 export type ToolSource = 'adapter' | 'api';
 
@@ -240,5 +242,9 @@ export interface RegistryStore {
   listToolStats(options?: ListToolStatsOptions): Promise<ToolStatsSummary[]>;
 
   /** Waits for calls in flight, then releases the connection or the files. Idempotent. */
+  /** Appends one admin change to the audit log (append-only). */
+  appendAudit(entry: AuditInput): Promise<AuditEntry>;
+  /** Audit entries, newest first, filtered by target and/or principal. */
+  listAudit(query?: AuditQuery): Promise<AuditEntry[]>;
   close(): Promise<void>;
 }

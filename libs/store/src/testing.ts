@@ -15,6 +15,7 @@
  */
 import { catalogContract } from './contract/catalog';
 import { durabilityContract } from './contract/durability';
+import { auditContract } from './contract/audit';
 import { preloadContract } from './contract/preload';
 import { statsContract } from './contract/stats';
 import { type ContractContext, FakeClock, type StoreFactory, type StoreFixture } from './contract/support';
@@ -73,5 +74,6 @@ export function storeContractSuite(name: string, makeStore: StoreFactory): void 
     preloadContract(ctx);
     statsContract(ctx);
     durabilityContract(ctx);
+    auditContract(ctx);
   });
 }

@@ -16,7 +16,7 @@ import { lockDirectory } from './dir-lock';
 
 type Raw = Record<string, unknown>;
 
-const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims'];
+const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims', 'audit_log'];
 
 const INDEXES: ReadonlyArray<{ collection: CollectionName; fieldName: string | string[]; unique?: boolean }> = [
   { collection: 'tools', fieldName: ['provider', 'name'], unique: true },
@@ -25,6 +25,7 @@ const INDEXES: ReadonlyArray<{ collection: CollectionName; fieldName: string | s
   { collection: 'preload_revisions', fieldName: 'revision', unique: true },
   { collection: 'call_batches', fieldName: 'at' },
   { collection: 'call_claims', fieldName: 'at' },
+  { collection: 'audit_log', fieldName: 'atUnixMs' },
 ];
 
 /** A directory of NeDB files as a {@link Backend}. */

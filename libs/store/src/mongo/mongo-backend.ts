@@ -30,6 +30,7 @@ const INDEXES: ReadonlyArray<{ collection: CollectionName; keys: Record<string, 
   { collection: 'tool_stats', keys: { provider: 1 }, name: 'provider' },
   { collection: 'call_batches', keys: { at: 1 }, name: 'at' },
   { collection: 'call_claims', keys: { at: 1 }, name: 'at' },
+  { collection: 'audit_log', keys: { atUnixMs: -1 }, name: 'at' },
 ];
 
 /** A MongoDB database as a {@link Backend}. */
