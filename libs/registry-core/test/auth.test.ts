@@ -1,0 +1,240 @@
+/**
+ * Identity and grants on both gRPC APIs, through real servers: credentials (none, API key, revoked
+ * key, JWT with the wrong audience, expired JWT), roles (an agent cannot use the admin API), grants
+ * (a hidden tool is invisible in list, search, info and preload, RunTool on it is NOT_FOUND, a
+ * hidden fallback is skipped) and the audit log of admin changes.
+ */
+import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
+import { InProcessBus } from '@toolhub/bus';
+import { PreloadFormat, RegistryAdminClient, ToolHubClient, ToolHubError } from '@toolhub/contracts';
+import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { EmbeddedRegistryStore } from '@toolhub/store';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Registry, type RunningAdminServer, startAdminServer } from '../src';
+
+type Raw = Record<string, (...a: unknown[]) => void> & { close(): void };
+interface Failure {
+  code: number;
+  details: string;
+}
+
+/** Calls `method` with `auth` metadata; resolves with the response or rejects with the gRPC error. */
+function invoke(raw: Raw, method: string, req: unknown, auth: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const md = new Metadata();
+  for (const [k, v] of Object.entries(auth)) md.set(k, v);
+  return new Promise((resolve, reject) => raw[method]!.call(raw, req, md, { deadline: Date.now() + 10_000 }, (err: unknown, res: Record<string, unknown>) => (err ? reject(err) : resolve(res))));
+}
+
+async function failure(p: Promise<unknown>): Promise<Failure> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Failure;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const schema = { type: 'object', properties: { text: { type: 'string' } } };
+const tools: ToolDefinition<never>[] = [
+  { name: 'echo_text', path: 'text', description: 'Echoes text back.', inputSchema: schema, run: async (a: { text?: string }) => textResult(a.text ?? '') },
+  { name: 'secret_dump', path: 'secret', description: 'Dumps the vault of secrets.', inputSchema: schema, run: async () => textResult('all the secrets') },
+  {
+    name: 'broken_echo',
+    path: 'text',
+    description: 'Echoes text, but its backend is down.',
+    inputSchema: schema,
+    run: async () => {
+      throw ToolHubError.failed('backend answered 500');
+    },
+  },
+];
+const backupTools: ToolDefinition<never>[] = [{ name: 'backup_echo', path: '', description: 'Echoes text from the backup provider.', inputSchema: schema, run: async () => textResult('from backup') }];
+
+const rpcReq = {
+  list: { provider: 'local', path: '', recursive: true },
+  search: (q: string) => ({ queries: [q], provider: '', path: '', limit: 10, mode: 0, explain: false }),
+  run: (provider: string, name: string) => ({ provider, name, arguments: { text: 'hi' }, timeoutMs: 5000, idempotencyKey: '', expectedVersion: '', caller: 'agent-17', searchId: '' }),
+};
+
+describe('auth on the agent and admin APIs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolhub-auth-e2e-'));
+  let bus: InProcessBus;
+  let store: EmbeddedRegistryStore;
+  let registry: Registry;
+  let admin: RunningAdminServer;
+  let adapters: AdapterService[];
+  let dispatcher: RunningDispatcher;
+  let authenticator: Authenticator;
+  let agentApi: Raw;
+  let adminApi: Raw;
+  let sign: (opts: { aud?: string; exp?: number | string; roles?: string[] }) => Promise<string>;
+  const agentKey = { authorization: 'Bearer agent-key-0123456789abcdef' };
+  const opsKey = { 'x-api-key': 'ops-key-0123456789abcdef' };
+
+  beforeAll(async () => {
+    writeFileSync(
+      join(dir, 'keys.json'),
+      JSON.stringify({
+        keys: [
+          { name: 'fleet', sha256: hashApiKey('agent-key-0123456789abcdef'), roles: ['agent'] },
+          { name: 'ops', sha256: hashApiKey('ops-key-0123456789abcdef'), roles: ['operator'] },
+          { name: 'old', sha256: hashApiKey('old-key-0123456789abcdef'), roles: ['agent'], revoked: true },
+        ],
+      }),
+    );
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] }));
+    sign = ({ aud = 'toolhub', exp = '1h', roles = ['agent'] }) =>
+      new SignJWT({ roles }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('bot-1').setAudience(aud).setIssuedAt().setExpirationTime(exp).sign(privateKey);
+    authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json'), jwt: { issuer: 'https://idp.test', audience: 'toolhub', jwks: join(dir, 'jwks.json') } });
+    const grants = new Grants({ roles: { agent: { allow: ['local:*'], deny: ['local:secret/**'] }, operator: { allow: ['*'] } } });
+
+    bus = new InProcessBus();
+    store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
+    registry = await Registry.start(bus, store);
+    admin = await startAdminServer(registry, { port: 0, authenticator });
+    adapters = [await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) }), await serveAdapter(bus, { provider: 'backup', ...staticCatalog('backup', backupTools) })];
+    dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 }, deps: { grants } });
+    agentApi = new ToolHubClient(dispatcher.grpc.address, credentials.createInsecure()) as unknown as Raw;
+    adminApi = new RegistryAdminClient(admin.address, credentials.createInsecure()) as unknown as Raw;
+    const end = Date.now() + 10_000;
+    while ((await store.listTools()).length < 4 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await invoke(adminApi, 'setPreloadList', { toolIds: ['local:echo_text', 'local:secret_dump'], expectedRevision: 0, changedBy: 'ignored', comment: 'first list' }, opsKey);
+    await invoke(adminApi, 'setFallbacks', { toolId: 'local:broken_echo', fallbacks: ['backup:backup_echo'] }, opsKey);
+  });
+
+  afterAll(async () => {
+    agentApi.close();
+    adminApi.close();
+    await dispatcher.close(100);
+    for (const a of adapters) await a.close();
+    await admin.close(100);
+    await registry.close();
+    await store.close();
+    await bus.close();
+    authenticator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('credentials', () => {
+    it.each([
+      ['the agent API', () => agentApi, 'listTools', rpcReq.list],
+      ['the admin API', () => adminApi, 'getPreloadList', {}],
+    ])('%s refuses a call without credentials as UNAUTHENTICATED, saying what to send', async (_api, api, method, req) => {
+      const err = await failure(invoke(api(), method, req));
+      expect(err.code).toBe(status.UNAUTHENTICATED);
+      expect(err.details).toMatch(/authorization: Bearer/);
+    });
+
+    it('refuses a revoked API key, an unknown key, a JWT for another audience and an expired JWT on both APIs', async () => {
+      const expired = await sign({ exp: Math.floor(Date.now() / 1000) - 600, roles: ['operator'] });
+      const otherAud = await sign({ aud: 'someone-else', roles: ['operator'] });
+      for (const [api, method, req] of [
+        [agentApi, 'listTools', rpcReq.list],
+        [adminApi, 'getPreloadList', {}],
+      ] as const) {
+        expect(await failure(invoke(api, method, req, { authorization: 'Bearer old-key-0123456789abcdef' }))).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/"old" was revoked/) });
+        expect((await failure(invoke(api, method, req, { 'x-api-key': 'guessed' }))).code).toBe(status.UNAUTHENTICATED);
+        expect(await failure(invoke(api, method, req, { authorization: `Bearer ${otherAud}` }))).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/another audience/) });
+        expect(await failure(invoke(api, method, req, { authorization: `Bearer ${expired}` }))).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/expired/) });
+      }
+    });
+
+    it('accepts a valid JWT and keys limits and statistics to the principal, with caller as a label under it', async () => {
+      const token = await sign({});
+      const res = await invoke(agentApi, 'runTool', rpcReq.run('local', 'echo_text'), { authorization: `Bearer ${token}` });
+      expect(res['servedBy']).toBe('local:echo_text');
+    });
+  });
+
+  describe('roles', () => {
+    it('refuses an operator-only RPC to an agent (API key and JWT) with PERMISSION_DENIED', async () => {
+      const err = await failure(invoke(adminApi, 'setEnabled', { toolId: 'local:echo_text', enabled: false }, agentKey));
+      expect(err.code).toBe(status.PERMISSION_DENIED);
+      expect(err.details).toMatch(/needs the operator or admin role; key:fleet has agent/);
+      expect((await failure(invoke(adminApi, 'listToolStats', { sort: 0, limit: 5, provider: '' }, { authorization: `Bearer ${await sign({})}` }))).code).toBe(status.PERMISSION_DENIED);
+      expect((await invoke(adminApi, 'getTool', { provider: 'local', name: 'echo_text' }, opsKey))['tool']).toMatchObject({ overlay: { enabled: true } });
+    });
+  });
+
+  describe('a grant miss', () => {
+    it('hides the tool from list, categories and counts', async () => {
+      const res = await invoke(agentApi, 'listTools', rpcReq.list, agentKey);
+      const names = (res['tools'] as Array<{ name: string }>).map((t) => t.name).sort();
+      expect(names).toEqual(['broken_echo', 'echo_text']);
+      const root = await invoke(agentApi, 'listTools', { provider: 'local', path: '', recursive: false }, agentKey);
+      expect((root['categories'] as Array<{ path: string; toolCount: number }>).map((c) => [c.path, c.toolCount])).toEqual([['text', 2]]);
+      const providers = await invoke(agentApi, 'listTools', { provider: '', path: '', recursive: false }, agentKey);
+      expect(providers['categories']).toEqual([{ path: '', name: 'local', toolCount: 2 }]);
+      // An operator sees all of it.
+      const all = await invoke(agentApi, 'listTools', rpcReq.list, opsKey);
+      expect((all['tools'] as unknown[]).length).toBe(3);
+    });
+
+    it('leaves no search hit or suggestion of it', async () => {
+      const ops = await invoke(agentApi, 'searchTools', rpcReq.search('dump the vault of secrets'), opsKey);
+      expect((ops['hits'] as Array<{ id: string }>)[0]?.id).toBe('local:secret_dump');
+      const res = await invoke(agentApi, 'searchTools', rpcReq.search('dump the vault of secrets'), agentKey);
+      expect(JSON.stringify(res)).not.toMatch(/secret|backup/);
+      const typo = await invoke(agentApi, 'searchTools', rpcReq.search('secret_dumb'), agentKey);
+      expect(JSON.stringify(typo)).not.toMatch(/secret_dump|local:secret\//);
+    });
+
+    it('answers tool info and RunTool with the same NOT_FOUND as a tool that does not exist', async () => {
+      const hidden = await failure(invoke(agentApi, 'getToolInfo', { provider: 'local', name: 'secret_dump' }, agentKey));
+      const missing = await failure(invoke(agentApi, 'getToolInfo', { provider: 'local', name: 'secret_dunp' }, agentKey));
+      expect(hidden.code).toBe(status.NOT_FOUND);
+      expect(missing.code).toBe(status.NOT_FOUND);
+      expect(hidden.details.replace('secret_dump', 'X')).toBe(missing.details.replace('secret_dunp', 'X'));
+      const run = await failure(invoke(agentApi, 'runTool', rpcReq.run('local', 'secret_dump'), agentKey));
+      expect(run.code).toBe(status.NOT_FOUND);
+      expect(run.details).not.toMatch(/all the secrets/);
+    });
+
+    it('leaves it out of the preload set, which stays byte-stable per view with its own fingerprint', async () => {
+      const format = { format: PreloadFormat.PRELOAD_FORMAT_COMPACT };
+      const agentSet = await invoke(agentApi, 'getPreloadSet', format, agentKey);
+      const again = await invoke(agentApi, 'getPreloadSet', format, { authorization: `Bearer ${await sign({})}` });
+      const opsSet = await invoke(agentApi, 'getPreloadSet', format, opsKey);
+      expect(String(agentSet['rendered'])).not.toContain('secret_dump');
+      expect(String(opsSet['rendered'])).toContain('secret_dump');
+      expect(again['rendered']).toBe(agentSet['rendered']);
+      expect(again['fingerprint']).toBe(agentSet['fingerprint']);
+      expect(agentSet['fingerprint']).not.toBe(opsSet['fingerprint']);
+    });
+
+    it('skips a fallback outside the grant', async () => {
+      const ops = await invoke(agentApi, 'runTool', rpcReq.run('local', 'broken_echo'), opsKey);
+      expect(ops['servedBy']).toBe('backup:backup_echo');
+      const agent = await invoke(agentApi, 'runTool', rpcReq.run('local', 'broken_echo'), agentKey).catch((err: Failure) => err);
+      expect(JSON.stringify(agent)).not.toMatch(/backup/);
+    });
+  });
+
+  describe('audit log', () => {
+    it('records each admin change with the principal, the action, before and after; changed_by is the principal', async () => {
+      await invoke(adminApi, 'setEnabled', { toolId: 'local:echo_text', enabled: false }, opsKey);
+      await invoke(adminApi, 'setEnabled', { toolId: 'local:echo_text', enabled: true }, { authorization: `Bearer ${await sign({ roles: ['admin'] })}` });
+      const res = await invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 10 }, opsKey);
+      const entries = res['entries'] as Array<{ principal: string; action: string; target: string; beforeJson: string; afterJson: string; roles: string[] }>;
+      expect(entries.map((e) => [e.principal, e.action, e.target])).toEqual([
+        ['jwt:https://idp.test#bot-1', 'SetEnabled', 'local:echo_text'],
+        ['key:ops', 'SetEnabled', 'local:echo_text'],
+        ['key:ops', 'SetFallbacks', 'local:broken_echo'],
+        ['key:ops', 'SetPreloadList', 'preload'],
+      ]);
+      expect(JSON.parse(entries[1]!.beforeJson)).toMatchObject({ enabled: true });
+      expect(JSON.parse(entries[1]!.afterJson)).toMatchObject({ enabled: false });
+      expect(JSON.parse(entries[3]!.afterJson)).toMatchObject({ changedBy: 'key:ops', toolIds: ['local:echo_text', 'local:secret_dump'] });
+      expect(entries[0]!.roles).toEqual(['admin']);
+      const forAgent = await failure(invoke(adminApi, 'listAuditLog', {}, agentKey));
+      expect(forAgent.code).toBe(status.PERMISSION_DENIED);
+    });
+  });
+});
