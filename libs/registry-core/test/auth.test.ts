@@ -233,7 +233,7 @@ describe('auth on the agent and admin APIs', () => {
       expect(JSON.parse(entries[1]!.afterJson)).toMatchObject({ enabled: false });
       expect(JSON.parse(entries[3]!.afterJson)).toMatchObject({ changedBy: 'key:ops', toolIds: ['local:echo_text', 'local:secret_dump'] });
       expect(entries[0]!.roles).toEqual(['admin']);
-      const forAgent = await failure(invoke(adminApi, 'listAuditLog', {}, agentKey));
+      const forAgent = await failure(invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 10 }, agentKey));
       expect(forAgent.code).toBe(status.PERMISSION_DENIED);
     });
   });
