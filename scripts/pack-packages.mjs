@@ -21,6 +21,8 @@ export const PACKAGES = [
   { dir: 'contracts', assets: [['src/gen/toolhub-v1.binpb', 'dist/gen/toolhub-v1.binpb']] },
   { dir: 'bus' },
   { dir: 'adapter-sdk' },
+  // The dev package.json has no bin: it would link a TypeScript file into node_modules/.bin.
+  { dir: 'adapter-conformance', bin: { 'toolhub-adapter-conformance': './dist/bin.js' } },
 ];
 
 rmSync(out, { recursive: true, force: true });

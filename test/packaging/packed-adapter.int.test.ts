@@ -1,22 +1,26 @@
 /**
  * An adapter team's path, outside the monorepo: the packed tarballs of @toolhub/adapter-sdk,
- * @toolhub/bus and @toolhub/contracts installed with npm into a temporary folder (no workspace
+ * @toolhub/bus, @toolhub/contracts and @toolhub/adapter-conformance installed with npm into a temporary folder (no workspace
  * links), a 36-line adapter compiled with plain tsc, run with node against a real nats-server,
  * beside the real dispatcher and registry. The agent sees it in ListProviders, lists and runs its
  * tools, its calls are counted, and each error kind arrives with its own code (an adapter's own
- * copy of ToolHubError used to arrive as "internal").
+ * copy of ToolHubError used to arrive as "internal"), and `npx @toolhub/adapter-conformance` passes it.
  */
 import { status } from '@grpc/grpc-js';
 import { CONTRACT_VERSION, ErrorCode, RunStatus } from '@toolhub/contracts';
 import { mongoUrl, natsUrl, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { connectAgent, failure, type AgentClient, type RegistryProcess, startDispatcherProcess, startRegistry } from '../e2e/support/stack';
 import { compileFixture, installPacked, packPackages, timings } from './support/packages';
 
 jest.setTimeout(120_000);
+
+const run = promisify(execFile);
 
 describe('an adapter built from the packed npm packages, outside the workspace', () => {
   const provider = `team_${randomUUID().slice(0, 8)}`;
@@ -25,14 +29,14 @@ describe('an adapter built from the packed npm packages, outside the workspace',
   let dispatcher: { proc: SpawnedProcess; address: string } | undefined;
   let registry: RegistryProcess | undefined;
   let agent: AgentClient;
+  let nats: string;
 
   beforeAll(async () => {
     const tarballs = await packPackages();
     dir = scratchDir('packed-adapter');
-    const { ['@toolhub/adapter-conformance']: _kit, ...adapterPackages } = tarballs;
-    await installPacked(dir, adapterPackages, { '@opentelemetry/api': '^1.9.0', '@types/node': '^20.19.0' });
+    await installPacked(dir, tarballs, { '@opentelemetry/api': '^1.9.0', '@types/node': '^20.19.0' });
     await compileFixture(join(__dirname, 'fixtures', 'team-adapter'), dir);
-    const nats = await natsUrl();
+    nats = await natsUrl();
     registry = await startRegistry(nats, await mongoUrl(), 'packed');
     dispatcher = await startDispatcherProcess(nats);
     adapter = await spawnProcess(process.execPath, [join(dir, 'dist', 'main.js')], { cwd: dir, env: { NATS_URL: nats, PROVIDER: provider }, readyPattern: /adapter .* ready/, timeoutMs: 30_000 });
@@ -99,6 +103,13 @@ describe('an adapter built from the packed npm packages, outside the workspace',
     const res = await agent.runTool({ provider, name: 'flaky_upstream' });
     expect(res.status).toBe(RunStatus.RUN_STATUS_TOOL_ERROR);
     expect(res.error).toMatchObject({ code: ErrorCode.ERROR_CODE_FAILED, message: 'The upstream API answered 503; try again in a minute.' });
+  });
+
+  it('passes the packed conformance kit, run with npx from the team folder', async () => {
+    const args = ['--no-install', '@toolhub/adapter-conformance', '--nats', nats, '--provider', provider, '--run-tool', 'greet', '--run-args', '{"name":"Kit"}', '--slow-tool', 'slow_report'];
+    const { stdout } = await run('npx', args, { cwd: dir, maxBuffer: 4 * 1024 * 1024 });
+    expect(stdout).toMatch(/^deadline\.honoured\s+PASS/m);
+    expect(stdout).toMatch(/\d+ passed, 0 failed, 2 skipped/);
   });
 
   it('delivers a run past its deadline as DEADLINE_EXCEEDED (timeout)', async () => {
