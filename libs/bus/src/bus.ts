@@ -81,6 +81,12 @@ export interface ConsumeOptions {
    * consumer always resumes where it stopped. 0 = the whole stream. @default 0
    */
   startAtUnixMs?: number;
+  /**
+   * How long a partial batch (fewer than `maxBatch` events) waits for more before the handler
+   * runs: fewer, larger batches for a handler whose cost is mostly per batch (a database write).
+   * A full batch runs at once. At most a quarter of `ackWaitMs`. @default 0
+   */
+  lingerMs?: number;
 }
 
 /** How far a consumer is behind its stream. */

@@ -131,6 +131,11 @@ export class DurableState {
   hasNew(log: EventLog): boolean {
     return this.cursor < log.next;
   }
+
+  /** Events appended since the last take (an upper bound: the filter is not applied). */
+  newCount(log: EventLog): number {
+    return Math.max(0, log.next - Math.max(this.cursor, log.first));
+  }
 }
 
 function toMessage(event: StoredEvent, deliveryCount: number): EventMessage {
@@ -154,6 +159,8 @@ export interface ConsumerHooks {
 export class InProcessConsumer implements EventConsumer {
   private stopped = false;
   private wake: (() => void) | undefined;
+  /** When the partial batch now waiting for more events runs anyway (see `lingerMs`). */
+  private lingerUntil: number | undefined;
   private readonly unlisten: () => void;
   private readonly loop: Promise<void>;
   private closing: Promise<void> | undefined;
@@ -164,7 +171,10 @@ export class InProcessConsumer implements EventConsumer {
     private readonly options: Required<ConsumeOptions>,
     private readonly hooks: ConsumerHooks,
   ) {
-    this.unlisten = log.onAppend(() => this.poke());
+    // While a partial batch lingers, only a full batch cuts the wait short.
+    this.unlisten = log.onAppend(() => {
+      if (this.lingerUntil === undefined || this.state.newCount(this.log) >= this.options.maxBatch) this.poke();
+    });
     this.loop = this.run();
   }
 
@@ -188,8 +198,17 @@ export class InProcessConsumer implements EventConsumer {
   private async run(): Promise<void> {
     // Start on a later tick so consumeEvents() resolves before the first handler call, as with NATS.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (!this.stopped) {
+    // A lingering batch still runs after close(): this bus keeps events in memory only.
+    while (!this.stopped || this.lingerUntil !== undefined) {
       const now = Date.now();
+      if (this.options.lingerMs > 0 && !this.stopped && this.lingers(now)) {
+        this.lingerUntil ??= now + this.options.lingerMs;
+        if (now < this.lingerUntil) {
+          await this.sleep(this.lingerUntil, true);
+          continue;
+        }
+      }
+      this.lingerUntil = undefined;
       const batch = this.state.take(this.log, this.options.maxBatch, this.options.ackWaitMs, now);
       if (batch.length === 0) {
         await this.sleep(this.state.nextDue());
@@ -205,9 +224,19 @@ export class InProcessConsumer implements EventConsumer {
     }
   }
 
-  /** Waits for a new event, for `until` (a redelivery falling due), or for close(). */
-  private async sleep(until: number | undefined): Promise<void> {
-    if (this.stopped || this.state.hasNew(this.log)) return;
+  /** New events wait for more: fewer than a batch, and no redelivery due. */
+  private lingers(now: number): boolean {
+    if (!this.state.hasNew(this.log) || this.state.newCount(this.log) >= this.options.maxBatch) return false;
+    const due = this.state.nextDue();
+    return due === undefined || due > now;
+  }
+
+  /**
+   * Waits for a new event (unless `lingering`), for `until` (a redelivery falling due, or the end
+   * of a linger), or for close().
+   */
+  private async sleep(until: number | undefined, lingering = false): Promise<void> {
+    if (this.stopped || (!lingering && this.state.hasNew(this.log))) return;
     await new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       this.wake = () => {
@@ -217,7 +246,7 @@ export class InProcessConsumer implements EventConsumer {
       if (until !== undefined) {
         timer = setTimeout(() => this.poke(), Math.max(0, until - Date.now()));
         // A consumer waiting to retry must not keep an otherwise finished process alive.
-        timer.unref();
+        if (!lingering) timer.unref();
       }
     });
   }

@@ -131,6 +131,8 @@ export class NatsEventConsumer implements EventConsumer {
   private readonly buffer: JsMsg[] = [];
   private stopped = false;
   private wake: (() => void) | undefined;
+  /** When the partial batch now waiting for more messages runs anyway (see `lingerMs`). */
+  private lingerUntil: number | undefined;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
@@ -196,7 +198,8 @@ export class NatsEventConsumer implements EventConsumer {
       return;
     }
     this.buffer.push(m);
-    this.poke();
+    // While a partial batch lingers, only a full batch cuts the wait short.
+    if (this.lingerUntil === undefined || this.buffer.length >= this.opts.maxBatch) this.poke();
   }
 
   private poke(): void {
@@ -216,8 +219,28 @@ export class NatsEventConsumer implements EventConsumer {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
       }
+      if (this.opts.lingerMs > 0 && this.buffer.length < this.opts.maxBatch) {
+        const now = Date.now();
+        this.lingerUntil ??= now + this.opts.lingerMs;
+        if (now < this.lingerUntil) {
+          await this.pause(this.lingerUntil - now);
+          continue;
+        }
+      }
+      this.lingerUntil = undefined;
       await this.process(this.buffer.splice(0, this.opts.maxBatch));
     }
+  }
+
+  /** Waits `ms`, or less when poked (a full batch, close()). */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.poke(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async process(raw: JsMsg[]): Promise<void> {

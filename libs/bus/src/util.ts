@@ -8,7 +8,7 @@ import { BusError } from './errors';
 import { assertPattern, assertPublishSubject, subjectMatches } from './subject';
 
 /** Defaults of {@link ConsumeOptions}, in one place for both implementations. */
-export const CONSUME_DEFAULTS = { maxBatch: 256, ackWaitMs: 30_000 } as const;
+export const CONSUME_DEFAULTS = { maxBatch: 256, ackWaitMs: 30_000, lingerMs: 0 } as const;
 
 /** JetStream's default de-duplication window; the in-process bus uses the same. */
 export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
@@ -112,6 +112,10 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
   if (!Number.isFinite(ackWaitMs) || ackWaitMs < 1000) {
     throw new BusError('invalid_argument', `consumer "${options.durable}": ackWaitMs must be at least 1000, got ${ackWaitMs}`);
   }
+  const lingerMs = options.lingerMs ?? CONSUME_DEFAULTS.lingerMs;
+  if (!Number.isFinite(lingerMs) || lingerMs < 0 || lingerMs > ackWaitMs / 4) {
+    throw new BusError('invalid_argument', `consumer "${options.durable}": lingerMs must be from 0 to ackWaitMs / 4 (${ackWaitMs / 4}), got ${lingerMs}`);
+  }
   return {
     durable: options.durable,
     filterSubjects: [...new Set(options.filterSubjects)],
@@ -119,6 +123,7 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
     maxBatch,
     ackWaitMs,
     startAtUnixMs: options.startAtUnixMs ?? 0,
+    lingerMs,
   };
 }
 

@@ -18,6 +18,8 @@ import type { RegistryStore } from '@toolhub/store';
 export interface StatsIngestionOptions {
   durable: string;
   maxBatch: number;
+  /** How long a partial batch waits for more events before it is written (ConsumeOptions.lingerMs). @default 0 */
+  lingerMs?: number;
   /**
    * A new consumer on an empty store starts this far back; 0 replays the whole stream.
    * @default 3600000 (1 h)
@@ -62,6 +64,7 @@ export class StatsIngestion {
       durable: options.durable,
       filterSubjects: [eventWildcard('tool.called')],
       maxBatch: options.maxBatch,
+      lingerMs: options.lingerMs ?? 0,
       startAtUnixMs,
       // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
       // for redelivery; the store counts each event id once, so redelivery never double-counts.

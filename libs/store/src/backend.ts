@@ -30,8 +30,11 @@ export interface DocCollection<T extends BaseDoc> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /** Inserts `doc`; false when a document with the same `_id` (or unique key) exists. */
   insert(doc: T): Promise<boolean>;
-  /** Inserts the documents whose `_id` is free; the others are left as they are. */
-  insertNew(docs: readonly T[]): Promise<void>;
+  /**
+   * Inserts the documents whose `_id` is free; the others are left as they are. Returns the `_id`s
+   * that were taken (not inserted by this call), so a caller learns who owns what without reading back.
+   */
+  insertNew(docs: readonly T[]): Promise<string[]>;
   /** Replaces the one document matching `filter` (which names `_id`); false when none matches. */
   replace(filter: Filter & { _id: string }, doc: T): Promise<boolean>;
   /** Deletes every matching document; returns how many. */

@@ -152,6 +152,31 @@ export function eventsContract(ctx: ContractContext): void {
       expect(rec.done.map((e) => text(e.data))).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7']);
     });
 
+    it('lingerMs: events arriving one by one reach the handler as one batch', async () => {
+      const subject = `${root()}.linger`;
+      const sizes: number[] = [];
+      const rec = recorder();
+      const handler = async (batch: EventMessage[]): Promise<void> => {
+        sizes.push(batch.length);
+        await rec.handler(batch);
+      };
+      // The linger is far longer than publishing four events takes, even on a loaded machine.
+      consumers.push(await ctx.bus().consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler, maxBatch: 100, lingerMs: 2000 }));
+      for (let i = 1; i <= 4; i++) await ctx.bus().publishEvent(subject, bytes(`l${i}`), { msgId: `${subject}-${i}` });
+      await eventually(() => rec.done.length === 4, 'four events');
+      expect(sizes).toEqual([4]);
+      expect(rec.done.map((e) => text(e.data))).toEqual(['l1', 'l2', 'l3', 'l4']);
+    });
+
+    it('lingerMs: a full batch does not wait for the linger to end', async () => {
+      const subject = `${root()}.full`;
+      const rec = recorder();
+      // A linger longer than `eventually` waits: only a full batch can make this pass.
+      consumers.push(await ctx.bus().consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler: rec.handler, maxBatch: 3, lingerMs: 7500 }));
+      for (let i = 1; i <= 3; i++) await ctx.bus().publishEvent(subject, bytes(`f${i}`), { msgId: `${subject}-${i}` });
+      await eventually(() => rec.done.length === 3, 'a full batch');
+    });
+
     it('publishEvent on a subject outside the events stream fails with publish_failed', async () => {
       expect(await failureCode(() => ctx.bus().publishEvent(`contract.${uniqueToken()}.nowhere`, bytes(''), { msgId: 'x' }))).toBe(
         'publish_failed',
@@ -168,6 +193,7 @@ export function eventsContract(ctx: ContractContext): void {
         'invalid_argument',
       );
       expect(await failureCode(() => bus.publishEvent(subject, bytes(''), { msgId: '' }))).toBe('invalid_argument');
+      expect(await failureCode(() => bus.consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler, lingerMs: 20_000 }))).toBe('invalid_argument');
     });
   });
 }

@@ -120,17 +120,17 @@ class NedbDocCollection<T extends BaseDoc> implements DocCollection<T> {
     });
   }
 
-  insertNew(docs: readonly T[]): Promise<void> {
+  insertNew(docs: readonly T[]): Promise<string[]> {
     return this.wrap('insert', async () => {
       // NeDB inserts a list all or nothing: insert the ids that are free; if another insert took
       // one in between, look again.
       for (let attempt = 0; attempt < 10; attempt++) {
-        const existing = new Set((await this.ds.findAsync({ _id: { $in: docs.map((d) => d._id) } }, { _id: 1 })).map((d) => d._id));
+        const existing = new Set((await this.ds.findAsync({ _id: { $in: docs.map((d) => d._id) } }, { _id: 1 })).map((d) => String(d._id)));
         const fresh = docs.filter((d) => !existing.has(d._id));
-        if (fresh.length === 0) return;
+        if (fresh.length === 0) return [...existing];
         try {
           await this.ds.insertAsync(fresh as unknown as Raw[]);
-          return;
+          return [...existing];
         } catch (err) {
           if (!isUniqueViolation(err)) throw err;
         }

@@ -105,14 +105,18 @@ class MongoDocCollection<T extends BaseDoc> implements DocCollection<T> {
     });
   }
 
-  insertNew(docs: readonly T[]): Promise<void> {
+  insertNew(docs: readonly T[]): Promise<string[]> {
     return this.wrap('insertMany', async () => {
-      if (docs.length === 0) return;
+      if (docs.length === 0) return [];
       try {
         // Unordered: every free _id is inserted even when others are taken.
         await this.c.insertMany(docs as readonly BaseDoc[], { ordered: false });
+        return [];
       } catch (err) {
-        if (onlyDuplicates(err)) return;
+        const taken = duplicateIndexes(err);
+        if (taken) return taken.map((i) => docs[i]?._id).filter((id): id is string => id !== undefined);
+        // A duplicate reported without positions: say every id may be taken (callers read back).
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return docs.map((d) => d._id);
         throw err;
       }
     });
@@ -140,14 +144,17 @@ function asFilter(filter: Filter): MongoFilter<BaseDoc> {
   return filter as MongoFilter<BaseDoc>;
 }
 
-/** True when a bulk insert failed only because some `_id`s exist (and nothing else went wrong). */
-function onlyDuplicates(err: unknown): boolean {
+/**
+ * The positions of the documents a bulk insert refused because their `_id` exists, when that is
+ * the only thing that went wrong; undefined otherwise (the error must be thrown).
+ */
+function duplicateIndexes(err: unknown): number[] | undefined {
   if (err instanceof MongoBulkWriteError) {
-    if (err.err) return false; // a write concern error: the inserts may not be durable
+    if (err.err) return undefined; // a write concern error: the inserts may not be durable
     const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    return errors.length > 0 && errors.every((e) => e.code === DUPLICATE_KEY);
+    return errors.length > 0 && errors.every((e) => e.code === DUPLICATE_KEY) ? errors.map((e) => e.index) : undefined;
   }
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+  return undefined;
 }
 
 /** Network trouble and elections pass; other failures need a person. */

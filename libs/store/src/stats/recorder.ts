@@ -11,7 +11,8 @@
  *   2. claim every record for B (insert-if-absent), then read the claims back: B counts exactly the
  *      records whose claim names B — everything else was counted, or is being counted, by another;
  *   3. finish any other batch named by those claims that is still stored (its writer crashed);
- *   4. per tool: read its stats (all of B's tools in one query); if the tool's `guard` lists B, skip (already applied); else fold
+ *   4. per tool: take its stats as last written by this recorder (else read all of B's missing
+ *      tools in one query); if the tool's `guard` lists B, skip (already applied); else fold
  *      B's records in, add B to `guard`, and write with compare-and-set on `rev` (retry on conflict);
  *   5. delete B.
  *
@@ -54,6 +55,8 @@ const SWEEP_LIMIT = 20;
 /** Guard entries kept without checking whether their batches are finished. */
 const GUARD_SOFT_LIMIT = 32;
 const MAX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** Tools whose statistics documents the recorder keeps in memory (a few KB each). */
+export const STATS_CACHE_LIMIT = 5000;
 
 /** Counts calls into `tool_stats`, exactly once per event id. */
 export class CallRecorder {
@@ -61,6 +64,11 @@ export class CallRecorder {
   private lastPrune = Number.NEGATIVE_INFINITY;
   /** The test hook fires once, like a crash. */
   private failAt: RecordStep | undefined;
+  /**
+   * The statistics document of each recently written tool (least recently used first), so a
+   * batch needs no read before its compare-and-set writes. At most {@link STATS_CACHE_LIMIT}.
+   */
+  private readonly cache = new Map<string, StatsDoc>();
 
   constructor(
     private readonly stats: DocCollection<StatsDoc>,
@@ -116,9 +124,15 @@ export class CallRecorder {
 
   /** Claims every record of `batch` for it where still unclaimed; returns event id → owner. */
   private async claim(batch: BatchDoc): Promise<Map<string, string>> {
-    await this.claims.insertNew(batch.events.map((e) => ({ _id: e.id, b: batch._id, at: batch.at })));
-    const found = await this.claims.find({ _id: { $in: batch.events.map((e) => e.id) } }, { include: ['b'] });
-    return new Map(found.map((c) => [c._id, c.b]));
+    const taken = await this.claims.insertNew(batch.events.map((e) => ({ _id: e.id, b: batch._id, at: batch.at })));
+    // What this insert created is ours; only the claims that existed are read back (usually none:
+    // a redelivery or a batch finished by someone else). Reading all of them back cost a query
+    // that FerretDB answers by scanning the whole claims collection.
+    const owners = new Map(batch.events.map((e) => [e.id, batch._id]));
+    if (taken.length === 0) return owners;
+    for (const id of taken) owners.delete(id);
+    for (const c of await this.claims.find({ _id: { $in: taken } }, { include: ['b'] })) owners.set(c._id, c.b);
+    return owners;
   }
 
   /** Steps 2, 4 and 5 for `batch`; returns how many records it counts. */
@@ -133,13 +147,23 @@ export class CallRecorder {
       if (group) group.push(record);
       else byTool.set(record.t, [record]);
     }
-    // One query for every tool's current statistics (instead of one per tool); a tool whose
-    // document changes meanwhile fails its compare-and-set and is read again.
-    const prefetched = new Map<string, StatsDoc>();
-    if (byTool.size > 0) for (const doc of await this.stats.find({ _id: { $in: [...byTool.keys()] } })) prefetched.set(doc._id, doc);
+    // Each tool's statistics as this recorder last wrote or read them, else one query for all the
+    // missing ones (not one per tool). A document changed meanwhile by another writer fails its
+    // compare-and-set and is read again, so a stale copy costs a retry, never a wrong count.
+    const known = new Map<string, StatsDoc | null>();
+    const missing: string[] = [];
+    for (const toolId of byTool.keys()) {
+      const cached = this.cache.get(toolId);
+      if (cached) known.set(toolId, cached);
+      else missing.push(toolId);
+    }
+    if (missing.length > 0) {
+      for (const toolId of missing) known.set(toolId, null);
+      for (const doc of await this.stats.find({ _id: { $in: missing } })) known.set(doc._id, doc);
+    }
     let applied = 0;
     for (const [toolId, group] of byTool) {
-      await this.apply(batch._id, toolId, group, prefetched.get(toolId) ?? null);
+      await this.apply(batch._id, toolId, group, known.get(toolId) ?? null);
       if (original && ++applied === 1) this.crashPoint('first-tool-applied');
     }
     if (original) this.crashPoint('all-tools-applied');
@@ -161,7 +185,11 @@ export class CallRecorder {
       next.guard = [...(await this.liveGuard(base.guard, now)), { b: batchId, at: now }];
       next.rev = base.rev + 1;
       const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
-      if (written) return;
+      this.cache.delete(toolId);
+      if (written) {
+        this.remember(next);
+        return;
+      }
       // Another writer changed this tool's stats in between: re-read and fold again.
       if (attempt >= 3) await sleep(Math.random() * Math.min(50, attempt * 2));
     }
@@ -189,6 +217,11 @@ export class CallRecorder {
       this.lastPrune = now;
       await this.claims.delete({ at: { $lt: now - this.options.dedupWindowMs } });
     }
+  }
+
+  private remember(doc: StatsDoc): void {
+    this.cache.set(doc._id, doc);
+    if (this.cache.size > STATS_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
   }
 
   private crashPoint(step: RecordStep): void {
