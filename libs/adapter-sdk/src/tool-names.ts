@@ -87,7 +87,7 @@ export function renameParamsInText(text: string, renames: ReadonlyArray<{ readon
     if (native === name || seen.has(native) || native.length < 2 || !/[A-Z\-. ]|[^\x20-\x7e]/.test(native) || /\s/.test(native)) continue;
     seen.add(native);
     const escaped = native.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
-    out = out.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`, 'g'), name);
+    out = out.replace(new RegExp(`(?<![\\w.{/-])${escaped}(?![\\w}-])`, 'g'), name);
   }
   return out;
 }

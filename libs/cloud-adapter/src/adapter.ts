@@ -3,7 +3,7 @@
  * Everything is loaded and checked at start-up — documents, credentials, base URLs, allowlists —
  * so a bad configuration fails at once with every problem listed, and a run only builds and sends.
  */
-import { type AdapterDefinition, listCatalog, type ListResult, type RunContext, type ToolResult, toolNotFound } from '@toolhub/adapter-sdk';
+import { type AdapterDefinition, listCatalog, type ListResult, type QuarantineEntry, type RunContext, type ToolResult, toolNotFound } from '@toolhub/adapter-sdk';
 import type { ToolInfo } from '@toolhub/contracts';
 
 import { classifyAddress } from './address';
@@ -35,6 +35,12 @@ export interface CloudAdapter extends AdapterDefinition {
    * names left native after a collision, validation warnings. Each was also logged as a warning.
    */
   readonly problems: readonly string[];
+  /**
+   * What is left out, with why: documents that could not be read, parsed or resolved (the adapter
+   * starts with the rest), and operations that cannot be served (an unsupported body type).
+   * Announced with the catalog (`AdapterDefinition.quarantined`); each was logged once at start-up.
+   */
+  quarantined(): QuarantineEntry[];
   /** Closes idle HTTP connections. Idempotent. */
   close(): Promise<void>;
 }
@@ -47,9 +53,11 @@ interface Tool {
 
 /**
  * Loads every document of `config` and builds the adapter.
+ * A document that cannot be read, parsed or resolved is quarantined (logged, reported by
+ * `quarantined()`) and the adapter starts with the rest.
  * @throws CloudConfigError `invalid` when a credential variable is unset or a base URL / allowlist
- *   cannot work; `document` when a document cannot be read, parsed or resolved. Every problem of
- *   every document is listed at once, by configuration path; no message contains a credential.
+ *   cannot work. Every problem of every document is listed at once, by configuration path; no
+ *   message contains a credential.
  */
 export async function createCloudAdapter(config: CloudAdapterConfig, options: CloudAdapterOptions = {}): Promise<CloudAdapter> {
   const provider = config.provider;
@@ -72,21 +80,28 @@ export async function createCloudAdapter(config: CloudAdapterConfig, options: Cl
       }
     }),
   );
-  // Reported in configuration order, whichever document finished loading first.
+  // Reported in configuration order, whichever document finished loading first. One bad document
+  // costs only its own tools.
+  const quarantine: QuarantineEntry[] = [];
   loaded.forEach((l, i) => {
-    if (l instanceof Error) issues.push({ path: formatPath(['documents', i, 'source']), message: redactor.message(l) });
+    if (!(l instanceof Error)) return;
+    const doc = config.documents[i]!;
+    const reason = redactor.message(l);
+    quarantine.push({ source: doc.alias, rule: 'load', reason });
+    log.warn({ provider, alias: doc.alias, source: doc.source, at: formatPath(['documents', i, 'source']), error: reason }, 'OpenAPI document quarantined: it could not be read, parsed or resolved; the other documents are served');
   });
-  if (issues.length > 0) throw new CloudConfigError('document', issuesMessage('Cloud adapter documents could not be loaded', issues), issues);
 
   const problems: string[] = [];
   const tools = new Map<string, Tool>();
   const infos = new Map<string, ToolInfo>();
   const clients: SafeHttpClient[] = [];
   config.documents.forEach((doc, i) => {
+    if (loaded[i] instanceof Error) return;
     const { document, refNames, warnings } = loaded[i] as LoadedDocument;
     for (const w of warnings) problems.push(`Document ${JSON.stringify(doc.alias)} (${doc.source}) has validation findings: ${w}`);
     const mapped = mapOperations(provider, document, { ...doc, refNames });
     problems.push(...mapped.problems);
+    for (const skip of mapped.skipped) quarantine.push({ source: doc.alias, tool: skip.native, rule: skip.rule, reason: skip.reason });
     const bases = new Map<OperationEntry, URL>();
     for (const entry of mapped.entries) {
       const base = baseUrlOf(doc, entry, i, issues);
@@ -124,6 +139,9 @@ export async function createCloudAdapter(config: CloudAdapterConfig, options: Cl
   return {
     provider,
     problems,
+    quarantined() {
+      return [...quarantine];
+    },
     async catalog() {
       return [...infos.values()];
     },
@@ -141,7 +159,8 @@ export async function createCloudAdapter(config: CloudAdapterConfig, options: Cl
       return runOperation(tool.entry, tool.base, args ?? {}, ctx, tool.runtime);
     },
     async health() {
-      return { healthy: true, detail: `${config.documents.length} OpenAPI document${config.documents.length === 1 ? '' : 's'}, ${infos.size} tools` };
+      const bad = quarantine.filter((q) => q.tool === undefined).length;
+      return { healthy: true, detail: `${config.documents.length - bad} OpenAPI document${config.documents.length - bad === 1 ? '' : 's'}, ${infos.size} tools${bad ? `; ${bad} quarantined` : ''}` };
     },
     close() {
       closed ??= Promise.all(clients.map((c) => c.close())).then(() => undefined);

@@ -82,6 +82,8 @@ export interface CloudDocumentConfig {
   readonly importance: ImportanceName;
   /** Schema validation of the document: `error` refuses an invalid one, `warn` logs. @default 'warn' */
   readonly validate: 'error' | 'warn' | 'off';
+  /** Values of the server URL's variables (`{region}`); unset ones take the document's defaults. @default {} */
+  readonly serverVariables: Readonly<Record<string, string>>;
 }
 
 /** A loaded configuration. */
@@ -158,6 +160,7 @@ const documentSchema = z.strictObject({
   auth: authSchema.optional(),
   include: globList.optional(),
   exclude: globList.optional(),
+  serverVariables: z.record(z.string().min(1), z.string()).optional(),
   normalizeParams: z.boolean().optional(),
   ...tuning,
 });
@@ -292,6 +295,7 @@ function toDocument(d: RawDocument, file: RawFile, baseDir: string, at: Array<st
     maxRedirects: t.maxRedirects ?? DEFAULTS.maxRedirects,
     importance: t.importance ?? DEFAULTS.importance,
     validate: t.validate ?? DEFAULTS.validate,
+    serverVariables: d.serverVariables ?? {},
   };
 }
 

@@ -6,9 +6,52 @@
  */
 import { compileErrors, dereference, validate } from '@readme/openapi-parser';
 import { ToolHubError } from '@toolhub/contracts';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
 import type { SafeHttpClient } from './http';
+
+/**
+ * A file resolver for the parser that reads every file of a document — the entry file and each
+ * one a relative `$ref` names — with the `yaml` package, leniently. Used only when the parser's own
+ * reader (js-yaml) refused a document: real vendor documents have duplicate keys and YAML 1.1
+ * quirks that js-yaml rejects and most YAML tools read (the last of duplicate keys wins).
+ */
+const LENIENT_FILE_RESOLVER = {
+  order: 100,
+  canRead(file: { url: string }): boolean {
+    return file.url.startsWith('file:') || !/^[a-z][a-z0-9+.-]+:/i.test(file.url);
+  },
+  async read(file: { url: string }): Promise<unknown> {
+    let path = file.url;
+    if (path.startsWith('file:')) path = fileURLToPath(path);
+    else {
+      try {
+        path = decodeURI(path);
+      } catch {
+        // Not percent-encoded: use as is.
+      }
+    }
+    const text = await readFile(path.replace(/[/\\]$/, ''), 'utf8');
+    if (/\.json$/i.test(path)) {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        // JSON with YAML-only slips (comments, trailing commas are not YAML either): try YAML.
+      }
+    }
+    return parseLenientYaml(text);
+  },
+};
+
+/**
+ * Reads YAML (or JSON) text the way most YAML tools do: duplicate keys allowed (the last wins),
+ * aliases bounded. @throws Error when the text is not YAML at all.
+ */
+export function parseLenientYaml(text: string): unknown {
+  return parseYaml(text, { uniqueKeys: false, maxAliasCount: 10_000, strict: false, prettyErrors: false });
+}
 
 /** A parsed, dereferenced document. */
 export interface LoadedDocument {
@@ -37,11 +80,29 @@ export interface LoadDocumentOptions {
 export async function loadOpenApiDocument(source: string, options: LoadDocumentOptions = {}): Promise<LoadedDocument> {
   const isUrl = /^https?:\/\//i.test(source);
   const input: string | Record<string, unknown> = isUrl ? await fetchDocument(source, options) : source;
+  try {
+    return await loadWith(source, input, isUrl, options, false);
+  } catch (err) {
+    if (isUrl) throw err;
+    // The fallback reader, then the first error if that fails too (it names what js-yaml refused).
+    let second: LoadedDocument;
+    try {
+      second = await loadWith(source, input, isUrl, options, true);
+    } catch {
+      throw err;
+    }
+    const why = (err as Error).message.split('\n')[0]!.slice(0, 300);
+    return { ...second, warnings: [`read with the lenient YAML reader (duplicate keys: the last wins) after the standard one refused it: ${why}`, ...second.warnings] };
+  }
+}
+
+async function loadWith(source: string, input: string | Record<string, unknown>, isUrl: boolean, options: LoadDocumentOptions, lenient: boolean): Promise<LoadedDocument> {
   const warnings: string[] = [];
   const mode = options.validate ?? 'warn';
+  const resolve = lenient ? { external: true, file: LENIENT_FILE_RESOLVER } : { external: !isUrl };
   if (mode !== 'off') {
     // validate() mutates an object input; give it a copy.
-    const result = await validate(typeof input === 'string' ? input : (structuredClone(input) as never), { resolve: { external: !isUrl } });
+    const result = await validate(typeof input === 'string' ? input : (structuredClone(input) as never), { resolve } as never);
     if (!result.valid) {
       const text = compileErrors(result);
       if (mode === 'error') throw new Error(`${source} is not a valid OpenAPI document: ${text}`);
@@ -52,7 +113,7 @@ export async function loadOpenApiDocument(source: string, options: LoadDocumentO
   }
   const refNames = new WeakMap<object, string>();
   const document = (await dereference(input as never, {
-    resolve: { external: !isUrl },
+    resolve: resolve as never,
     dereference: {
       circular: 'ignore',
       onDereference: (ref, value) => {
@@ -81,7 +142,7 @@ async function fetchDocument(source: string, options: LoadDocumentOptions): Prom
   if (res.truncated) throw new Error(`${source} is larger than the response size cap; raise maxResponseBytes of this document`);
   let parsed: unknown;
   try {
-    parsed = parseYaml(res.body.toString('utf8'), { maxAliasCount: 1000 });
+    parsed = parseLenientYaml(res.body.toString('utf8'));
   } catch (err) {
     throw new Error(`${source} is not valid JSON or YAML: ${(err as Error).message.split('\n')[0]}`, { cause: err });
   }

@@ -5,6 +5,7 @@
  * `@`, `//host`) is encoded or refused, never interpreted.
  */
 import { ToolHubError } from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
 
 import type { BodySpec, OperationEntry, ParamSpec } from './operations';
 
@@ -81,8 +82,11 @@ export function buildRequest(entry: OperationEntry, base: URL, args: Native, max
 
   let body: string | undefined;
   if (entry.body && args[entry.body.key] !== undefined) {
-    body = serializeBody(entry.body, args[entry.body.key], toAgent(entry.body.key));
-    headers['content-type'] = entry.body.kind === 'text' ? `${entry.body.mediaType}; charset=utf-8` : entry.body.mediaType;
+    const serialized = serializeBody(entry.body, args[entry.body.key], toAgent(entry.body.key));
+    body = serialized.body;
+    // A Content-Type the caller chose from the document's enum (JSON or YAML) wins, except for
+    // multipart, whose boundary only the adapter knows.
+    if (headers['content-type'] === undefined || entry.body.kind === 'multipart') headers['content-type'] = serialized.contentType;
     const size = Buffer.byteLength(body);
     if (size > maxRequestBytes) {
       throw ToolHubError.invalidArgument(`The request body of ${entry.info.name} is ${size} bytes; at most ${maxRequestBytes} are sent. Send less data.`, [
@@ -156,17 +160,43 @@ function headerValue(spec: ParamSpec, value: unknown, field: string): string {
   return text;
 }
 
-function serializeBody(spec: BodySpec, value: unknown, field: string): string {
-  if (spec.kind === 'json') return JSON.stringify(value);
-  if (spec.kind === 'text') return typeof value === 'string' ? value : JSON.stringify(value);
+function serializeBody(spec: BodySpec, value: unknown, field: string): { body: string; contentType: string } {
+  if (spec.kind === 'json') return { body: JSON.stringify(value), contentType: spec.mediaType };
+  if (spec.kind === 'text' || spec.kind === 'binary') {
+    return { body: typeof value === 'string' ? value : JSON.stringify(value), contentType: spec.kind === 'text' ? `${spec.mediaType}; charset=utf-8` : spec.mediaType };
+  }
   if (!isPlainObject(value)) throw ToolHubError.invalidArgument(`${JSON.stringify(field)} must be an object of form fields.`, [{ field, message: 'not an object', expected: 'object' }]);
+  if (spec.kind === 'multipart') return multipartBody(value, spec.fileFields ?? new Map());
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
     if (Array.isArray(v)) for (const item of v) form.append(k, scalar(item));
     else form.append(k, scalar(v));
   }
-  return form.toString();
+  return { body: form.toString(), contentType: spec.mediaType };
+}
+
+/**
+ * multipart/form-data (RFC 7578): one part per field (arrays: one per item); objects as JSON
+ * parts; file fields as file parts named after the field. Names are quoted with `"` and line
+ * breaks escaped, so a value cannot start another part.
+ */
+function multipartBody(fields: Record<string, unknown>, files: ReadonlyMap<string, string>): { body: string; contentType: string } {
+  const boundary = `toolhub-${randomUUID()}`;
+  const quote = (s: string): string => s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const parts: string[] = [];
+  for (const [name, raw] of Object.entries(fields)) {
+    if (raw === undefined) continue;
+    for (const v of Array.isArray(raw) && !files.has(name) ? raw : [raw]) {
+      const file = files.get(name);
+      const isJson = typeof v === 'object' && v !== null;
+      const head = [`Content-Disposition: form-data; name="${quote(name)}"${file ? `; filename="${quote(name)}"` : ''}`];
+      if (file) head.push(`Content-Type: ${file}`);
+      else if (isJson) head.push('Content-Type: application/json');
+      parts.push(`--${boundary}\r\n${head.join('\r\n')}\r\n\r\n${isJson ? JSON.stringify(v) : scalar(v)}\r\n`);
+    }
+  }
+  return { body: `${parts.join('')}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** One value as text: strings as they are, objects as JSON, null as empty. */

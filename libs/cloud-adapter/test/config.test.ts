@@ -51,6 +51,7 @@ describe('parseCloudConfig', () => {
           maxRedirects: 5,
           importance: 'normal',
           validate: 'warn',
+          serverVariables: {},
         },
       ],
     });
@@ -180,23 +181,37 @@ describe('createCloudAdapter start-up', () => {
     expect(JSON.stringify({ message: err.message, issues: err.issues })).not.toContain(SECRET);
   });
 
-  it('lists documents that cannot be loaded', async () => {
+  it('quarantines documents that cannot be loaded and starts with the rest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cloud-docs-'));
     try {
       writeFileSync(join(dir, 'swagger.yaml'), 'swagger: "2.0"\ninfo: { title: old, version: "1" }\npaths: {}\n');
       writeFileSync(join(dir, 'broken.yaml'), 'openapi: 3.0.0\ninfo: { title: b, version: "1" }\npaths:\n  /x:\n    get:\n      responses:\n        "200": { $ref: "#/components/responses/Nope" }\n');
+      writeFileSync(join(dir, 'garbage.yaml'), 'openapi: [3.0.0\n  : : {{{\n');
       const config = parseCloudConfig({
         documents: [
           { alias: 'missing', source: join(dir, 'nope.yaml') },
           { alias: 'old', source: join(dir, 'swagger.yaml'), validate: 'off' },
           { alias: 'broken', source: join(dir, 'broken.yaml'), validate: 'off' },
+          { alias: 'garbage', source: join(dir, 'garbage.yaml'), validate: 'off' },
+          { alias: 'petstore', source: join(__dirname, '..', 'config', 'openapi', 'petstore.yaml'), baseUrl: 'http://127.0.0.1:4010', validate: 'off' },
         ],
       });
-      const err = await asyncConfigError(createCloudAdapter(config, { env: {} }));
-      expect(err.code).toBe('document');
-      expect(err.issues.map((i) => i.path)).toEqual(['documents[0].source', 'documents[1].source', 'documents[2].source']);
-      expect(err.issues[1]!.message).toMatch(/Swagger 2\.0 document; convert it to OpenAPI 3 first/);
-      expect(err.issues[2]!.message).toMatch(/Nope/);
+      const adapter = await createCloudAdapter(config, { env: {} });
+      try {
+        const quarantined = adapter.quarantined();
+        expect(quarantined.map((q) => [q.source, q.rule])).toEqual([
+          ['missing', 'load'],
+          ['old', 'load'],
+          ['broken', 'load'],
+          ['garbage', 'load'],
+        ]);
+        expect(quarantined[1]!.reason).toMatch(/Swagger 2\.0 document; convert it to OpenAPI 3 first/);
+        expect(quarantined[2]!.reason).toMatch(/Nope/);
+        expect((await adapter.catalog()).map((t) => t.name).sort()).toEqual(['petstore_create_pets', 'petstore_list_pets', 'petstore_show_pet_by_id']);
+        expect(await adapter.health!()).toEqual({ healthy: true, detail: '1 OpenAPI document, 3 tools; 4 quarantined' });
+      } finally {
+        await adapter.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -169,8 +169,8 @@ describe('start-up problems', () => {
     // Authorization is the transport's (and the credentials'): never a parameter.
     expect(JSON.stringify(thing.info.inputSchema)).not.toMatch(/authorization/i);
 
-    expect(names).not.toContain('collide_upload_file');
-    expect(mapped.problems.find((p) => p.includes('uploadFile'))).toMatch(/multipart\/form-data, which the cloud adapter cannot send/);
+    // multipart/form-data is sent (file fields as file parts).
+    expect(byName(mapped, 'collide_upload_file').body).toMatchObject({ kind: 'multipart', mediaType: 'multipart/form-data' });
 
     // get_pet and getPet normalise alike: the later one gets a hash suffix.
     expect(names).toContain('collide_get_pet');
@@ -188,5 +188,26 @@ describe('start-up problems', () => {
   it('refuses Swagger 2.0 and non-OpenAPI input with a clear error', () => {
     expect(() => mapOperations('cloud', { swagger: '2.0', paths: {} }, { alias: 'old' })).toThrow(/Swagger 2.0 documents are not supported/);
     expect(() => mapOperations('cloud', { hello: 'world' }, { alias: 'x' })).toThrow(ToolHubError);
+  });
+});
+
+describe('OpenAPI breadth', () => {
+  it('reads a YAML document js-yaml refuses (duplicate keys) with the lenient reader, and says so', async () => {
+    const loaded = await loadOpenApiDocument(join(FIXTURES, 'duplicate-keys.yaml'), { validate: 'off' });
+    expect(loaded.warnings[0]).toMatch(/^read with the lenient YAML reader .*duplicated mapping key/);
+    const mapped = mapOperations('cloud', loaded.document, { alias: 'dup', refNames: loaded.refNames, serverVariables: { version: 'v2' } });
+    const get = byName(mapped, 'dup_get_thing');
+    expect(get.info.description).toMatch(/^Gets one thing by its id; pass thing_id\./);
+    expect(get.info.sourceName).toBe('getThing');
+    expect(get.serverUrl).toBe('https://api.example.com/v2');
+    // A required Accept header becomes an optional parameter (the adapter always sends one).
+    expect(get.info.inputSchema).toMatchObject({ required: ['thing_id'], properties: { accept: { enum: ['application/json', 'application/yaml'] } } });
+    // {partId} is used in the path but not declared: taken as a required string, reported.
+    expect(byName(mapped, 'dup_delete_part').info.inputSchema).toMatchObject({ required: ['thing_id', 'part_id'] });
+    expect(mapped.problems.find((p) => p.includes('{partId}'))).toMatch(/without describing it/);
+    expect(byName(mapped, 'dup_upload_file').body).toMatchObject({ kind: 'multipart', fileFields: new Map([['file', 'application/octet-stream']]) });
+    expect(byName(mapped, 'dup_put_blob').body).toMatchObject({ kind: 'binary', mediaType: 'application/octet-stream' });
+    // video/mp4 cannot be sent: left out with the rule and the reason.
+    expect(mapped.skipped).toEqual([{ native: 'postVideo', rule: 'body_media_type', reason: expect.stringMatching(/video\/mp4, which the cloud adapter cannot send/) }]);
   });
 });
