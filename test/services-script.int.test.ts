@@ -20,7 +20,7 @@ interface Instance {
 async function instance(): Promise<Instance> {
   const [nats, redis, mongo, embeddings] = [await freePort(), await freePort(), await freePort(), await freePort()];
   // No TOOLHUB_SERVICES_DIR: the default must already separate instances. No embeddings server (optional, slow).
-  const env = { ...process.env, NATS_PORT: String(nats), REDIS_PORT: String(redis), MONGO_PORT: String(mongo), EMBEDDINGS_PORT: String(embeddings), TOOLHUB_EMBEDDINGS: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NATS_PORT: String(nats), REDIS_PORT: String(redis), MONGO_PORT: String(mongo), EMBEDDINGS_PORT: String(embeddings), TOOLHUB_EMBEDDINGS: '0' };
   delete env['TOOLHUB_SERVICES_DIR'];
   return { env, dir: `/tmp/toolhub-services/${nats}-${redis}-${mongo}-${embeddings}` };
 }
