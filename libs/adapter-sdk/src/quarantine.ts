@@ -9,10 +9,11 @@ import {
   isValidToolName,
   jsonDepth,
   MAX_ANNOUNCED_QUARANTINE,
-  MAX_DESCRIPTION_BYTES,
+  MAX_DESCRIPTION_CHARS,
   MAX_QUARANTINE_TEXT,
   MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
+  MAX_TOOL_BYTES,
   type QuarantinedItem,
   ToolInfo,
   utf8Bytes,
@@ -100,8 +101,10 @@ function screenUncached(info: ToolInfo, maxToolBytes: number): Screened {
   for (const ex of info.examples ?? []) {
     if (jsonDepth(ex.arguments, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) return entry('schema_depth', `an example's arguments nest more than ${MAX_SCHEMA_DEPTH} levels (limit MAX_SCHEMA_DEPTH)`);
   }
-  const descBytes = utf8Bytes(info.description ?? '');
-  if (descBytes > MAX_DESCRIPTION_BYTES) return entry('description_size', `the description is ${kib(descBytes)}, more than the ${kib(MAX_DESCRIPTION_BYTES)} limit (MAX_DESCRIPTION_BYTES)`);
+  for (const [field, text] of [['description', info.description], ['output description', info.outputDescription]] as const) {
+    const chars = (text ?? '').length;
+    if (chars > MAX_DESCRIPTION_CHARS) return entry('description_size', `the ${field} has ${chars} characters, more than the ${MAX_DESCRIPTION_CHARS} limit (MAX_DESCRIPTION_CHARS)`);
+  }
   let bytes: Uint8Array;
   try {
     bytes = ToolInfo.encode(info).finish();
@@ -110,7 +113,8 @@ function screenUncached(info: ToolInfo, maxToolBytes: number): Screened {
   }
   const schemaBytes = info.inputSchema === undefined ? 0 : utf8Bytes(JSON.stringify(info.inputSchema));
   if (schemaBytes > MAX_SCHEMA_BYTES) return entry('schema_size', `the input schema is ${kib(schemaBytes)} of JSON, more than the ${kib(MAX_SCHEMA_BYTES)} limit (MAX_SCHEMA_BYTES)`);
-  if (bytes.byteLength > maxToolBytes) return entry('definition_size', `the encoded definition is ${kib(bytes.byteLength)}, more than the ${kib(maxToolBytes)} one bus message can carry`);
+  const limit = Math.min(maxToolBytes, MAX_TOOL_BYTES);
+  if (bytes.byteLength > limit) return entry('definition_size', `the encoded definition is ${kib(bytes.byteLength)}, more than the ${kib(limit)} limit (MAX_TOOL_BYTES, or what one bus message carries)`);
   return { bytes };
 }
 

@@ -8,11 +8,17 @@
 /** Deepest JSON nesting accepted in an input schema or example (the schema object is level 1). */
 export const MAX_SCHEMA_DEPTH = 128;
 
-/** Largest input schema, as JSON text, in bytes (512 KiB). */
-export const MAX_SCHEMA_BYTES = 512 * 1024;
+/** Largest input schema, as JSON text, in bytes (256 KiB). */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
 
-/** Largest tool description in bytes (64 KiB): a description is prompt text, not a document. */
-export const MAX_DESCRIPTION_BYTES = 64 * 1024;
+/**
+ * Longest description or output description, in characters (16,384, the registry store's limit):
+ * a description is prompt text, not a document.
+ */
+export const MAX_DESCRIPTION_CHARS = 16_384;
+
+/** Largest encoded tool definition, in bytes (448 KiB: the store keeps at most 512 KiB of JSON per tool). */
+export const MAX_TOOL_BYTES = 448 * 1024;
 
 /**
  * Deepest JSON value still also written into the legacy `google.protobuf.Struct` fields. ts-proto's

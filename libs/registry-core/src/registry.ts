@@ -7,8 +7,10 @@
 import { errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
-  CatalogAnnouncement,
   CatalogResyncRequest,
+  type CatalogSyncStatus,
+  GetCatalogStatusRequest,
+  GetCatalogStatusResponse,
   closestMatches,
   eventWildcard,
   GetPreloadSetRequest,
@@ -30,6 +32,7 @@ import {
 import { ToolSearchIndex } from '@toolhub/search';
 import type { PreloadList, RegistryStore, StoredTool, ToolStats, ToolStatsSort, ToolStatsSummary } from '@toolhub/store';
 
+import { CatalogSync, type CatalogSyncOptions } from './catalog-sync';
 import { toRegisteredTool, toToolInfo } from './convert';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
@@ -38,6 +41,8 @@ import { StatsIngestion } from './stats-ingestion';
 import { suggestPreload } from './suggest';
 
 export interface RegistryOptions {
+  /** Paged catalog sync: page timeout and retries (see CatalogSyncOptions). */
+  catalogSync?: CatalogSyncOptions;
   /** Durable consumer name of the statistics ingestion (shared by registry replicas). @default 'registry-stats' */
   statsConsumer?: string;
   /**
@@ -81,6 +86,7 @@ export class Registry {
   }
   private consumerClosed = false;
 
+  private readonly catalogSync: CatalogSync;
   /** Events ingested since start (for benchmarks and health). */
   get ingested(): number {
     return this.ingestion?.ingested ?? 0;
@@ -90,11 +96,13 @@ export class Registry {
     readonly bus: Bus,
     readonly store: RegistryStore,
     readonly search: ToolSearchIndex,
-    private readonly options: Required<Omit<RegistryOptions, 'logger'>>,
+    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync'>>,
     logger: SdkLogger | undefined,
+    catalogSyncOptions: CatalogSyncOptions = {},
   ) {
     this.events = new ChangeEvents(bus);
     this.log = logger ?? silent;
+    this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions);
   }
 
   /** Loads the catalog into the search index, starts serving and consuming, asks adapters to re-announce. */
@@ -105,9 +113,10 @@ export class Registry {
       new ToolSearchIndex(),
       { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
       options.logger,
+      options.catalogSync,
     );
     registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
-    const serve = (op: 'search' | 'preload' | 'info', fn: (msg: BusMessage) => Promise<Uint8Array>) =>
+    const serve = (op: 'search' | 'preload' | 'info' | 'status', fn: (msg: BusMessage) => Promise<Uint8Array>) =>
       bus.serve(registrySubject(op), async (msg): Promise<BusReply> => {
         try {
           return okReply(await fn(msg));
@@ -124,6 +133,9 @@ export class Registry {
         return GetToolResponse.encode({ tool: await registry.getTool(req.provider, req.name) }).finish();
       }),
       await bus.subscribe(registrySubject('sync'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
+      // Paged catalogs: the replica that takes the announcement pulls the pages (see CatalogSync).
+      await bus.subscribe(registrySubject('catalog'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
+      await serve('status', async (m) => GetCatalogStatusResponse.encode({ providers: registry.catalogStatus(GetCatalogStatusRequest.decode(m.data).provider) }).finish()),
       // Every replica keeps its own search index: follow changes made through any replica.
       await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
       await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
@@ -139,32 +151,31 @@ export class Registry {
     return registry;
   }
 
-  /** Applies an adapter's catalog announcement: store, events, search index. */
-  async onAnnouncement(msg: BusMessage): Promise<void> {
-    let ann: CatalogAnnouncement;
-    try {
-      ann = CatalogAnnouncement.decode(msg.data);
-    } catch (err) {
-      this.log.warn({ err }, 'malformed catalog announcement ignored');
-      return;
+  /** Applies an adapter's catalog announcement (inline or paged): see CatalogSync. */
+  onAnnouncement(msg: BusMessage): Promise<void> {
+    return this.catalogSync.onAnnouncement(msg);
+  }
+
+  /** Sync state and quarantined tools/sources per provider (all providers when `provider` is ''). */
+  catalogStatus(provider = ''): CatalogSyncStatus[] {
+    return this.catalogSync.statuses(provider);
+  }
+
+  /** Switches a provider to a screened catalog: store, events, search index. */
+  private async applyCatalog(provider: string, catalogVersion: string, tools: ToolInfo[]): Promise<void> {
+    const res = await this.store.upsertTools(provider, tools);
+    const versions = new Map(tools.map((t) => [t.name, t.version]));
+    const id = (n: string) => toolId(provider, n);
+    await this.events.invalidated([
+      ...res.changed.map((n) => ({ toolId: id(n), newVersion: versions.get(n) ?? '', reason: 'definition changed' })),
+      ...res.removed.map((n) => ({ toolId: id(n), newVersion: '', reason: 'removed from the catalog' })),
+    ]);
+    if (res.added.length || res.removed.length || res.changed.length) {
+      await this.events.catalogChanged(provider, catalogVersion, res.added.map(id), res.removed.map(id), res.changed.map(id));
     }
-    try {
-      const res = await this.store.upsertTools(ann.provider, ann.tools);
-      const versions = new Map(ann.tools.map((t) => [t.name, t.version]));
-      const id = (n: string) => toolId(ann.provider, n);
-      await this.events.invalidated([
-        ...res.changed.map((n) => ({ toolId: id(n), newVersion: versions.get(n) ?? '', reason: 'definition changed' })),
-        ...res.removed.map((n) => ({ toolId: id(n), newVersion: '', reason: 'removed from the catalog' })),
-      ]);
-      if (res.added.length || res.removed.length || res.changed.length) {
-        await this.events.catalogChanged(ann.provider, ann.catalogVersion, res.added.map(id), res.removed.map(id), res.changed.map(id));
-      }
-      if (res.conflicts.length) this.log.warn({ provider: ann.provider, conflicts: res.conflicts }, 'adapter tools clash with tools registered through the API; the API tools were kept');
-      await this.refreshProvider(ann.provider);
-      this.log.info({ provider: ann.provider, added: res.added.length, changed: res.changed.length, removed: res.removed.length }, 'catalog synced');
-    } catch (err) {
-      this.log.error({ err, provider: ann.provider }, 'catalog announcement refused');
-    }
+    if (res.conflicts.length) this.log.warn({ provider, conflicts: res.conflicts }, 'adapter tools clash with tools registered through the API; the API tools were kept');
+    await this.refreshProvider(provider);
+    this.log.info({ provider, added: res.added.length, changed: res.changed.length, removed: res.removed.length }, 'catalog synced');
   }
 
   /** Reloads one provider's enabled tools into the search index. */

@@ -28,3 +28,6 @@ export { StoreError, isStoreError, type StoreErrorCode } from './errors';
 export { storeDefaults, type RecordStep, type StoreOptions } from './options';
 export { MongoRegistryStore, mongoRegistryStoreDefaults, type MongoRegistryStoreOptions } from './mongo/mongo-store';
 export { EmbeddedRegistryStore, embeddedRegistryStoreDefaults, type EmbeddedRegistryStoreOptions } from './embedded/embedded-store';
+// The per-tool checks of a sync, so the registry can quarantine one bad tool instead of losing the catalog.
+export { normalizeToolInfo, MAX_TOOL_JSON_BYTES } from './validation';
+export { MAX_SYNC_TOOLS } from './tools';
