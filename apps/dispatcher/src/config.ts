@@ -1,6 +1,7 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { authConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const dispatcherConfig = defineConfig({
@@ -46,4 +47,5 @@ export const dispatcherConfig = defineConfig({
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...authConfigFields(),
 });

@@ -1,6 +1,8 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
 import { NatsBus } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
+import { edgeSecurityFrom } from '@toolhub/auth';
+import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { dispatcherReadiness, registerDispatcherMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -24,6 +26,9 @@ async function main(): Promise<void> {
   const config = dispatcherConfig.load();
   const telemetry = initTelemetry({ serviceName: 'dispatcher' });
   const log = createLogger({ name: 'dispatcher', level: config.logLevel });
+  const security = edgeSecurityFrom(config, log);
+  // Fail closed before connecting anywhere: a reachable API must check credentials.
+  assertSafeBind('The dispatcher', config.grpcHost, security.authenticator.enabled, security.allowUnauthenticated);
   const bus = await NatsBus.connect({
     servers: config.natsUrl.split(','),
     name: 'toolhub-dispatcher',
@@ -49,10 +54,10 @@ async function main(): Promise<void> {
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       providerTtlMs: config.providerTtlMs,
     },
-    grpc: { host: config.grpcHost, port: config.grpcPort },
-    deps: { cache, logger: log },
+    grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },
+    deps: { grants: security.grants, cache, logger: log },
   });
-  log.info({ address: running.grpc.address }, `dispatcher listening on ${running.grpc.address}`);
+  log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
   const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },

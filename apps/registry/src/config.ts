@@ -1,6 +1,7 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { authConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const registryConfig = defineConfig({
@@ -21,4 +22,5 @@ export const registryConfig = defineConfig({
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...authConfigFields(),
 });

@@ -1,6 +1,7 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { authConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -17,4 +18,5 @@ export const toolhubConfig = defineConfig({
   cloudConfig: { env: 'TOOLHUB_CLOUD_CONFIG', schema: z.string().optional(), description: 'OpenAPI documents file (default: the Petstore example, calling a mock at 127.0.0.1:4010)' },
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
+  ...authConfigFields(),
 });

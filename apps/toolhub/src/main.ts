@@ -5,7 +5,9 @@
 import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
+import { edgeSecurityFrom } from '@toolhub/auth';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
 import { Registry, startAdminServer } from '@toolhub/registry-core';
@@ -26,6 +28,10 @@ async function main(): Promise<void> {
   const config = toolhubConfig.load();
   const telemetry = initTelemetry({ serviceName: 'toolhub' });
   const log = createLogger({ name: 'toolhub', level: config.logLevel });
+  const security = edgeSecurityFrom(config, log);
+  // Fail closed before starting anything: both APIs listen on grpcHost.
+  assertSafeBind('ToolHub', config.grpcHost, security.authenticator.enabled, security.allowUnauthenticated);
+  const edge = { authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated };
   const dataDir = resolve(config.dataDir);
   const root = resolve(config.root ?? join(dataDir, 'files'));
   mkdirSync(root, { recursive: true });
@@ -36,7 +42,7 @@ async function main(): Promise<void> {
   // Registry first, so it hears every adapter's first catalog announcement.
   const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry') });
   const registry = await Registry.start(bus, store, { logger: log });
-  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort });
+  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
   const toolPool = ToolWorkerPool.create();
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
     providers.push(`${cloud.provider} (${(await cloud.catalog()).length} tools from OpenAPI)`);
   }
 
-  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort }, deps: { logger: log } });
+  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
   const address = running.grpc.address;
   const ops = await startOps({ app: 'toolhub', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerRegistryMetrics(r, registry)) });
   process.stdout.write(
@@ -72,6 +78,7 @@ async function main(): Promise<void> {
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
       `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,
+      `  security:   ${security.summary}`,
       `  data:       ${dataDir}   file root: ${root}`,
       'Try, in another shell:',
       `  grpcurl -plaintext -d '{"provider":"local","name":"file_read","arguments":{"path":"welcome.txt"}}' ${address} toolhub.v1.ToolHub/RunTool`,

@@ -17,9 +17,13 @@ export interface ServerTlsOptions {
   refreshIntervalMs?: number;
 }
 
-/** Server credentials: insecure without `tls`; otherwise TLS whose certificates reload from disk. */
-export function serverCredentials(tls?: ServerTlsOptions): ServerCredentials {
-  if (!tls) return ServerCredentials.createInsecure();
+/**
+ * Server credentials: insecure without `tls`; otherwise TLS whose certificates reload from disk.
+ * `ready` resolves once the certificates are loaded (the providers read them asynchronously, and
+ * a handshake before that would be dropped).
+ */
+export function serverCredentials(tls?: ServerTlsOptions): { credentials: ServerCredentials; ready: Promise<void> } {
+  if (!tls) return { credentials: ServerCredentials.createInsecure(), ready: Promise.resolve() };
   // Read once up front so a missing or unreadable file fails the start with its name, not the first handshake.
   for (const f of [tls.certFile, tls.keyFile, tls.clientCaFile].filter((x): x is string => Boolean(x))) {
     try {
@@ -31,8 +35,22 @@ export function serverCredentials(tls?: ServerTlsOptions): ServerCredentials {
   const refreshIntervalMs = tls.refreshIntervalMs ?? 60_000;
   const identity = new experimental.FileWatcherCertificateProvider({ certificateFile: tls.certFile, privateKeyFile: tls.keyFile, refreshIntervalMs });
   const ca = tls.clientCaFile ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: tls.clientCaFile, refreshIntervalMs }) : null;
+  const loaded = (add: (l: (u: unknown) => void) => void, remove: (l: (u: unknown) => void) => void) =>
+    new Promise<void>((resolve) => {
+      const listener = (u: unknown) => {
+        if (u) {
+          remove(listener);
+          resolve();
+        }
+      };
+      add(listener);
+    });
+  const ready = Promise.all([
+    loaded((l) => identity.addIdentityCertificateListener(l), (l) => identity.removeIdentityCertificateListener(l)),
+    ca ? loaded((l) => ca.addCaCertificateListener(l), (l) => ca.removeCaCertificateListener(l)) : undefined,
+  ]).then(() => undefined);
   // grpc-js names the parameters (ca, identity) but hands them on as (identity, ca): identity goes first.
-  return experimental.createCertificateProviderServerCredentials(identity, ca, ca !== null);
+  return { credentials: experimental.createCertificateProviderServerCredentials(identity, ca, ca !== null), ready };
 }
 
 /** True for addresses only this machine can reach. */
@@ -57,9 +75,11 @@ export function assertSafeBind(service: string, host: string, authEnabled: boole
 }
 
 /** Binds `server` to `host:port` (0 = any free port) with `tls` when given, and resolves with the bound port. */
-export function bindServer(server: Server, host: string, port: number, tls?: ServerTlsOptions): Promise<number> {
-  const creds = serverCredentials(tls);
-  return new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${port}`, creds, (err, bound) => (err ? reject(err) : resolve(bound))));
+export async function bindServer(server: Server, host: string, port: number, tls?: ServerTlsOptions): Promise<number> {
+  const { credentials, ready } = serverCredentials(tls);
+  const bound = await new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${port}`, credentials, (err, p) => (err ? reject(err) : resolve(p))));
+  await ready;
+  return bound;
 }
 
 /**

@@ -1,0 +1,85 @@
+/**
+ * The environment settings of authentication, TLS and grants, shared by every app that serves a
+ * gRPC API (dispatcher, registry, one-process mode), and what they build.
+ */
+import { zBoolean } from '@toolhub/config';
+import { z } from 'zod';
+
+import { Authenticator } from './authenticator';
+import { AuthConfigError } from './errors';
+import { Grants } from './grants';
+
+/** Config fields for `defineConfig` (spread them into an app's spec). */
+export function authConfigFields() {
+  return {
+    authApiKeys: { env: 'TOOLHUB_AUTH_API_KEYS', schema: z.string().optional(), description: 'API keys: a JSON file {"keys":[{"name","sha256","roles"}]} or a directory of them (a mounted Secret); re-read on change' },
+    authJwtIssuer: { env: 'TOOLHUB_AUTH_JWT_ISSUER', schema: z.string().optional(), description: 'JWT bearer tokens: required iss' },
+    authJwtAudience: { env: 'TOOLHUB_AUTH_JWT_AUDIENCE', schema: z.string().optional(), description: 'JWT bearer tokens: required aud' },
+    authJwtJwks: { env: 'TOOLHUB_AUTH_JWT_JWKS', schema: z.string().optional(), description: 'JWT signing keys: a JWKS file (re-read on change) or an https URL' },
+    authJwtRolesClaim: { env: 'TOOLHUB_AUTH_JWT_ROLES_CLAIM', schema: z.string().min(1).default('roles'), description: 'JWT claim listing the roles (agent, operator, admin)' },
+    authMtlsSubjects: { env: 'TOOLHUB_AUTH_MTLS_SUBJECTS', schema: z.string().optional(), description: 'mTLS identities: JSON file {"<certificate CN>": ["agent"]}; needs TOOLHUB_TLS_CLIENT_CA' },
+    authGrants: { env: 'TOOLHUB_AUTH_GRANTS', schema: z.string().optional(), description: 'Tool grants: JSON file {"roles": {"agent": {"allow": ["local:*"], "deny": []}}, "principals": {...}}; default: every role sees every tool' },
+    allowUnauthenticated: {
+      env: 'TOOLHUB_ALLOW_UNAUTHENTICATED',
+      schema: zBoolean().default(false),
+      description: 'Serve a non-loopback address without auth (only behind a proxy that authenticates); otherwise such a start is refused',
+    },
+    tlsCert: { env: 'TOOLHUB_TLS_CERT', schema: z.string().optional(), description: 'TLS certificate (PEM) of the gRPC API(s); reloaded on change' },
+    tlsKey: { env: 'TOOLHUB_TLS_KEY', schema: z.string().optional(), description: 'TLS private key (PEM) of the gRPC API(s)' },
+    tlsClientCa: { env: 'TOOLHUB_TLS_CLIENT_CA', schema: z.string().optional(), description: 'CA (PEM) of client certificates; when set, clients must present one (mTLS)' },
+  };
+}
+
+/** The parsed values of {@link authConfigFields}. */
+export interface AuthSettings {
+  authApiKeys?: string;
+  authJwtIssuer?: string;
+  authJwtAudience?: string;
+  authJwtJwks?: string;
+  authJwtRolesClaim: string;
+  authMtlsSubjects?: string;
+  authGrants?: string;
+  allowUnauthenticated: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
+}
+
+/** What an app passes to its gRPC server(s). */
+export interface EdgeSecurity {
+  authenticator: Authenticator;
+  grants?: Grants;
+  tls?: { certFile: string; keyFile: string; clientCaFile?: string };
+  allowUnauthenticated: boolean;
+  /** One line for the start banner: local mode, or which credentials and TLS are in force. */
+  summary: string;
+}
+
+/**
+ * Builds the authenticator, grants and TLS settings from config.
+ * @throws AuthConfigError on an incomplete combination (naming the variables) or an unreadable file
+ */
+export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }): EdgeSecurity {
+  const jwtParts = [s.authJwtIssuer, s.authJwtAudience, s.authJwtJwks];
+  if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
+    throw new AuthConfigError('bad_jwt_config', 'JWT auth needs all three of TOOLHUB_AUTH_JWT_ISSUER, TOOLHUB_AUTH_JWT_AUDIENCE and TOOLHUB_AUTH_JWT_JWKS.');
+  }
+  if (Boolean(s.tlsCert) !== Boolean(s.tlsKey)) throw new AuthConfigError('bad_tls_config', 'TLS needs both TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
+  if (s.tlsClientCa && !s.tlsCert) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_TLS_CLIENT_CA (mTLS) needs TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
+  if (s.authMtlsSubjects && !s.tlsClientCa) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_AUTH_MTLS_SUBJECTS needs TOOLHUB_TLS_CLIENT_CA, so only certificates of that CA are trusted.');
+  const authenticator = Authenticator.create({
+    apiKeysPath: s.authApiKeys,
+    apiKeys: {
+      onReload: (keys) => log?.info({ keys }, 'API keys reloaded'),
+      onReloadError: (err) => log?.warn({ err: err.message }, 'API key file unreadable; keeping the previous keys'),
+    },
+    jwt: s.authJwtIssuer ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim } : undefined,
+    mtlsSubjectsPath: s.authMtlsSubjects,
+  });
+  const grants = s.authGrants ? Grants.fromFile(s.authGrants) : undefined;
+  const tls = s.tlsCert ? { certFile: s.tlsCert, keyFile: s.tlsKey!, clientCaFile: s.tlsClientCa } : undefined;
+  const summary = authenticator.enabled
+    ? `auth: ${authenticator.methods.join(', ')}${grants ? ' with grants' : ''}; ${tls ? (tls.clientCaFile ? 'TLS with client certificates' : 'TLS') : 'plaintext (set TOOLHUB_TLS_CERT/KEY for TLS)'}`
+    : 'local mode: no authentication, every caller is the local admin (loopback only; set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_* to require credentials)';
+  return { authenticator, grants, tls, allowUnauthenticated: s.allowUnauthenticated, summary };
+}

@@ -1,0 +1,107 @@
+/**
+ * Transport security of the agent API: TLS from certificate files, mTLS client certificates as a
+ * credential, and fail-closed binding (a non-loopback address without auth is refused).
+ */
+import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { Authenticator } from '@toolhub/auth';
+import { InProcessBus } from '@toolhub/bus';
+import { ToolHubClient } from '@toolhub/contracts';
+import { assertSafeBind, isLoopbackHost } from '@toolhub/grpc-edge';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { type RunningDispatcher, startDispatcher } from '../src';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolhub-tls-'));
+const f = (name: string) => join(dir, name);
+const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+/** A CA, a server certificate for localhost/127.0.0.1 and client certificates signed by the CA (and by a stranger). */
+function makeCertificates(): void {
+  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=toolhub-test-ca');
+  writeFileSync(f('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  const issue = (name: string, cn: string, ca = 'ca', ext?: string) => {
+    openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', ...(ext ? ['-extfile', ext] : []));
+  };
+  issue('server', 'localhost', 'ca', 'san.ext');
+  issue('bot', 'bot-7');
+  issue('unmapped', 'nobody');
+  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'rogue-ca.key', '-out', 'rogue-ca.pem', '-days', '2', '-subj', '/CN=rogue');
+  issue('rogue', 'bot-7', 'rogue-ca');
+}
+
+function call(client: ToolHubClient): Promise<unknown> {
+  return new Promise((resolve, reject) =>
+    client.listProviders({}, new Metadata(), { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res))),
+  );
+}
+
+describe('TLS and mTLS on the agent API', () => {
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+  let authenticator: Authenticator;
+  const clients: ToolHubClient[] = [];
+  const connect = (creds: ReturnType<typeof credentials.createSsl>) => {
+    const c = new ToolHubClient(`localhost:${running.grpc.port}`, creds);
+    clients.push(c);
+    return c;
+  };
+  const tlsWith = (name?: string) =>
+    credentials.createSsl(readFileSync(f('ca.pem')), name ? readFileSync(f(`${name}.key`)) : null, name ? readFileSync(f(`${name}.pem`)) : null);
+
+  beforeAll(async () => {
+    makeCertificates();
+    writeFileSync(f('subjects.json'), JSON.stringify({ 'bot-7': ['agent'] }));
+    authenticator = Authenticator.create({ mtlsSubjectsPath: f('subjects.json') });
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, {
+      grpc: { port: 0, authenticator, tls: { certFile: f('server.pem'), keyFile: f('server.key'), clientCaFile: f('ca.pem') } },
+      dispatcher: { warmCoreTools: false },
+    });
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await running.close(100);
+    await bus.close();
+    authenticator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves a client whose certificate the client CA signed, as the principal mapped to its CN', async () => {
+    await expect(call(connect(tlsWith('bot')))).resolves.toEqual({ providers: [] });
+  });
+
+  it('refuses a verified certificate whose CN is not mapped, as UNAUTHENTICATED', async () => {
+    await expect(call(connect(tlsWith('unmapped')))).rejects.toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/"nobody" is not mapped/) });
+  });
+
+  it('refuses a handshake without a client certificate, with one of another CA, and a plaintext client', async () => {
+    await expect(call(connect(tlsWith()))).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(call(connect(tlsWith('rogue')))).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(call(connect(credentials.createInsecure() as never))).rejects.toMatchObject({ code: status.UNAVAILABLE });
+  });
+});
+
+describe('fail-closed binding', () => {
+  it('refuses a non-loopback address without auth, naming what to set', () => {
+    expect(() => assertSafeBind('The dispatcher', '0.0.0.0', false)).toThrow(/refuses to listen on 0\.0\.0\.0 without authentication.*TOOLHUB_AUTH_API_KEYS.*TOOLHUB_AUTH_JWT_ISSUER/);
+    expect(() => assertSafeBind('The dispatcher', '10.1.2.3', false)).toThrow(/TOOLHUB_ALLOW_UNAUTHENTICATED/);
+    expect(() => assertSafeBind('The dispatcher', '0.0.0.0', true)).not.toThrow();
+    expect(() => assertSafeBind('The dispatcher', '0.0.0.0', false, true)).not.toThrow();
+  });
+
+  it('treats only this machine’s addresses as loopback', () => {
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
+    expect(['0.0.0.0', '::', '192.168.1.4', 'toolhub.example'].map(isLoopbackHost)).toEqual([false, false, false, false]);
+  });
+
+  it('refuses to start the agent API on 0.0.0.0 without auth', async () => {
+    const bus = new InProcessBus();
+    await expect(startDispatcher(bus, { grpc: { host: '0.0.0.0', port: 0 }, dispatcher: { warmCoreTools: false } })).rejects.toThrow(/without authentication/);
+    await bus.close();
+  });
+});
