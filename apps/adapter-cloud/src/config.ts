@@ -1,6 +1,7 @@
 /** Every environment variable adapter-cloud reads (docker-compose.yml is checked against this). */
 import { defineConfig } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const adapterCloudConfig = defineConfig({
@@ -8,4 +9,5 @@ export const adapterCloudConfig = defineConfig({
   configFile: { env: 'TOOLHUB_CLOUD_CONFIG', schema: z.string().optional(), description: 'YAML/JSON file listing the OpenAPI documents (default: libs/cloud-adapter/config/default.yaml)' },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...natsAuthConfigFields(),
 });

@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   // Credentials are read from the environment variables the config names, never from the document.
   const adapter = await createCloudAdapter(loadCloudConfig(config.configFile ?? defaultConfigPath()), { logger: log, env: process.env });
   for (const problem of adapter.problems) log.warn({ problem }, 'cloud adapter start-up problem');
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', onStatus: (status) => log.info({ status }, 'nats status') });
+  // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
   const service = await serveAdapter(bus, adapter, { logger: log });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
   const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });

@@ -1,6 +1,7 @@
 /** Every environment variable adapter-local reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const adapterLocalConfig = defineConfig({
@@ -23,4 +24,5 @@ export const adapterLocalConfig = defineConfig({
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...natsAuthConfigFields(),
 });

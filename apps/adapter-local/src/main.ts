@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const telemetry = initTelemetry({ serviceName: 'adapter-local' });
   const log = createLogger({ name: 'adapter-local', level: config.logLevel });
   mkdirSync(config.root, { recursive: true });
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', onStatus: (status) => log.info({ status }, 'nats status') });
+  // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
   // CPU-heavy tools run on worker threads, each call bounded by its deadline (warm: no start-up on the first calls).
   const toolPool = ToolWorkerPool.create();
   toolPool.warm();

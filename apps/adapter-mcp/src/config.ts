@@ -1,6 +1,7 @@
 /** Every environment variable adapter-mcp reads (docker-compose.yml is checked against this). */
 import { defineConfig } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const adapterMcpConfig = defineConfig({
@@ -8,4 +9,5 @@ export const adapterMcpConfig = defineConfig({
   configFile: { env: 'TOOLHUB_MCP_CONFIG', schema: z.string().optional(), description: 'YAML/JSON file listing the MCP servers (default: libs/mcp-adapter/config/default.yaml)' },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...natsAuthConfigFields(),
 });

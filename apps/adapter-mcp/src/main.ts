@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const telemetry = initTelemetry({ serviceName: 'adapter-mcp' });
   const log = createLogger({ name: 'adapter-mcp', level: config.logLevel });
   const mcpConfig = loadMcpConfig(config.configFile ?? defaultConfigPath());
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', onStatus: (status) => log.info({ status }, 'nats status') });
+  // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
   // The adapter reports catalog changes before it is served; announce them once the service exists.
   const served: { service?: AdapterService } = {};
   const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });

@@ -1,7 +1,7 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
-import { authConfigFields } from '@toolhub/auth';
+import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
 export const registryConfig = defineConfig({
@@ -22,5 +22,6 @@ export const registryConfig = defineConfig({
   },
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...natsAuthConfigFields(),
   ...authConfigFields(),
 });

@@ -83,3 +83,23 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
     : 'local mode: no authentication, every caller is the local admin (loopback only; set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_* to require credentials)';
   return { authenticator, grants, tls, allowUnauthenticated: s.allowUnauthenticated, summary };
 }
+
+/**
+ * The NATS credential variables every app's bus reads (NatsBus takes them from the environment;
+ * declared here so each app's config lists and checks them).
+ */
+export function natsAuthConfigFields() {
+  return {
+    natsUser: { env: 'NATS_USER', schema: z.string().optional(), description: 'NATS user of this service (with NATS_PASSWORD); see deploy/nats' },
+    natsPassword: { env: 'NATS_PASSWORD', schema: z.string().optional(), description: 'Password of NATS_USER', secret: true },
+    natsToken: { env: 'NATS_TOKEN', schema: z.string().optional(), description: 'NATS token (instead of a user)', secret: true },
+    natsCreds: { env: 'NATS_CREDS', schema: z.string().optional(), description: 'NATS .creds file (JWT + nkey seed; decentralised auth)' },
+    natsNkeySeed: { env: 'NATS_NKEY_SEED', schema: z.string().optional(), description: 'NATS nkey seed (SU...)', secret: true },
+    natsNkeySeedFile: { env: 'NATS_NKEY_SEED_FILE', schema: z.string().optional(), description: 'File holding a NATS nkey seed' },
+    natsInboxPrefix: {
+      env: 'NATS_INBOX_PREFIX',
+      schema: z.string().optional(),
+      description: 'Reply inbox prefix; with per-service NATS users set _INBOX_<user> (users may read only their own inboxes)',
+    },
+  };
+}

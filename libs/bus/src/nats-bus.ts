@@ -33,6 +33,7 @@ import {
 import { BusError } from './errors';
 import { type HandlerErrorCallback } from './handler-error';
 import { NatsEventConsumer } from './nats-consumer';
+import { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';
 import { fromNatsHeaders, toBusError, toNatsHeaders } from './nats-util';
 import { assertPattern, assertPublishSubject } from './subject';
 import {
@@ -90,6 +91,16 @@ export interface NatsBusOptions {
    * CPU, hence off; the BusError of a failed request names its subject either way. @default false
    */
   asyncTraces?: boolean;
+  /**
+   * How to authenticate to NATS; `null` connects without credentials.
+   * @default from the environment (NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED[_FILE]; see nats-credentials.ts), else none
+   */
+  credentials?: NatsCredentials | null;
+  /**
+   * Prefix of this connection's reply inboxes. Per-service NATS users may only read their own
+   * inboxes (see nats-permissions.ts): set `_INBOX_<user>`. @default NATS_INBOX_PREFIX, else `_INBOX`
+   */
+  inboxPrefix?: string;
   /** Connection events (disconnect, reconnect, errors). The bus never logs. @default no-op */
   onStatus?: (status: NatsBusStatus) => void;
   /** A subscribe handler or a consumer batch handler threw (serve errors go back to the caller). @default no-op */
@@ -104,6 +115,8 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     reconnectTimeWaitMs: options.reconnectTimeWaitMs ?? 2000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5000,
     ensureStream: options.ensureStream ?? true,
+    inboxPrefix: options.inboxPrefix ?? (process.env['NATS_INBOX_PREFIX']?.trim() || '_INBOX'),
+    credentials: options.credentials === undefined ? (natsCredentialsFromEnv() ?? null) : options.credentials,
     streamStorage: options.streamStorage ?? 'file',
     duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
     maxEventAgeMs: options.maxEventAgeMs ?? 7 * 24 * 3_600_000,
@@ -231,6 +244,8 @@ export class NatsBus implements Bus {
         reconnectTimeWait: opts.reconnectTimeWaitMs,
         timeout: opts.connectTimeoutMs,
         noAsyncTraces: !opts.asyncTraces,
+        inboxPrefix: opts.inboxPrefix,
+        ...(opts.credentials ? { authenticator: natsAuthenticator(opts.credentials) } : {}),
       });
     } catch (err) {
       throw new BusError('connection_failed', `cannot connect to NATS at ${String(opts.servers)}: ${(err as Error).message}`, { cause: err });

@@ -1,5 +1,6 @@
 /** A private nats-server (JetStream on, loopback only) for integration tests. */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { freePort, waitForPort } from './ports';
 import { scratchDir, spawnProcess, type SpawnedProcess } from './process';
@@ -14,6 +15,12 @@ export interface NatsServerOptions {
   args?: string[];
   /** How long to wait for the server to be ready. @default 20000 */
   timeoutMs?: number;
+  /**
+   * nats-server configuration text, e.g. an `authorization { users = [...] }` block from
+   * `natsAuthorizationConfig` (@toolhub/bus), to test with authentication and subject permissions.
+   * @default none (no auth)
+   */
+  config?: string;
 }
 
 /** A running (or stopped, restartable) nats-server. */
@@ -39,7 +46,14 @@ export interface NatsServerHandle {
 const INSTALL_HINT = 'apt-get update && apt-get install -y nats-server (Debian/Ubuntu), or run `bash scripts/services.sh install`';
 
 async function launch(port: number, storeDir: string, options: NatsServerOptions): Promise<SpawnedProcess> {
-  const proc = await spawnProcess('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...(options.args ?? [])], {
+  const configArgs: string[] = [];
+  if (options.config) {
+    mkdirSync(storeDir, { recursive: true });
+    const file = join(storeDir, 'toolhub-test.conf');
+    writeFileSync(file, options.config);
+    configArgs.push('-c', file);
+  }
+  const proc = await spawnProcess('nats-server', [...configArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...(options.args ?? [])], {
     readyPattern: /Server is ready/,
     timeoutMs: options.timeoutMs ?? 20_000,
     installHint: INSTALL_HINT,

@@ -1,0 +1,80 @@
+/**
+ * The nats-server `authorization` block for ToolHub: one user per service with subject
+ * permissions, so an adapter can serve only its own provider's subjects (and read only its own
+ * replies), and only dispatchers publish `tool.called` events.
+ *
+ * Each service connects with `inboxPrefix` `_INBOX_<user>` (NATS_INBOX_PREFIX, see
+ * nats-credentials.ts): adapters may subscribe to their own inboxes only, so one cannot read the
+ * replies sent to another.
+ */
+import { SUBJECT_ROOT } from '@toolhub/contracts';
+
+/** What a NATS user is. */
+export type NatsServiceRole = 'dispatcher' | 'registry' | 'adapter' | 'admin';
+
+export interface NatsServiceUser {
+  user: string;
+  /** The password, or `$VAR` to have nats-server read it from its environment. */
+  password: string;
+  role: NatsServiceRole;
+  /** For adapters: the one provider it may serve. */
+  provider?: string;
+}
+
+interface Permissions {
+  publish: { allow: string[]; deny?: string[] };
+  subscribe: { allow: string[]; deny?: string[] };
+  allow_responses?: boolean;
+}
+
+const R = SUBJECT_ROOT;
+const CALLED = `${R}.events.tool.called.>`;
+
+/** The inbox prefix of a user's requests (its replies arrive below it). */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX_${user.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/** Subject permissions of one service user. */
+export function natsPermissions(u: NatsServiceUser): Permissions {
+  const inbox = `${inboxPrefixOf(u.user)}.>`;
+  switch (u.role) {
+    case 'admin':
+      return { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } };
+    case 'dispatcher':
+      // Everything ToolHub: it calls every adapter, publishes tool.called, uses JetStream.
+      return { publish: { allow: [`${R}.>`, '$JS.API.>', '_INBOX.>', inbox] }, subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] } };
+    case 'registry':
+      return {
+        publish: { allow: [`${R}.>`, '$JS.API.>', '$JS.ACK.>', '_INBOX.>', inbox], deny: [CALLED] },
+        subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] },
+      };
+    case 'adapter': {
+      const p = u.provider;
+      if (!p || !/^[a-z][a-z0-9_]*$/.test(p)) throw new Error(`NATS user ${u.user}: an adapter user needs its provider name`);
+      return {
+        publish: {
+          allow: ['$JS.API.INFO', `${R}.discovery.heartbeat`, `${R}.ack.>`, `${R}.registry.>`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
+          deny: [CALLED],
+        },
+        subscribe: { allow: [`${R}.adapter.${p}.>`, `${R}.replica.${p}.>`, `${R}.discovery.ping`, `${R}.registry.resync`, inbox] },
+        // $JS.API.INFO: connecting checks JetStream is on; adapters connect with ensureStream false.
+        // Replies to requests it serves go to the requester's inbox.
+        allow_responses: true,
+      };
+    }
+  }
+}
+
+const quote = (v: string) => (v.startsWith('$') ? v : JSON.stringify(v));
+const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
+
+/** The `authorization { users = [...] }` block for nats-server's config file. */
+export function natsAuthorizationConfig(users: readonly NatsServiceUser[]): string {
+  const lines = users.map((u) => {
+    const p = natsPermissions(u);
+    const side = (s: { allow: string[]; deny?: string[] }) => `{ allow: ${list(s.allow)}${s.deny ? `, deny: ${list(s.deny)}` : ''} }`;
+    return `    { user: ${JSON.stringify(u.user)}, password: ${quote(u.password)}, permissions: { publish: ${side(p.publish)}, subscribe: ${side(p.subscribe)}${p.allow_responses ? ', allow_responses: true' : ''} } }`;
+  });
+  return `authorization {\n  users = [\n${lines.join(',\n')}\n  ]\n}\n`;
+}
