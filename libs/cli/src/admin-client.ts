@@ -11,6 +11,7 @@ import {
   errorCodeFromProto,
   type GetPreloadListResponse,
   type GetRegistryStatusResponse,
+  type GetCatalogStatusResponse,
   type GetToolRequest,
   type GetToolResponse,
   type GetToolStatsRequest,
@@ -62,6 +63,11 @@ export class RegistryAdminApi {
 
   getToolStats(req: GetToolStatsRequest): Promise<GetToolStatsResponse> {
     return this.call('GetToolStats', this.raw.getToolStats, req);
+  }
+
+  /** Catalog sync state and quarantined tools/sources per provider ('' for every provider). */
+  getCatalogStatus(provider = ''): Promise<GetCatalogStatusResponse> {
+    return this.call('GetCatalogStatus', this.raw.getCatalogStatus, { provider });
   }
 
   /** Statistics ingestion health: lag behind the calls, store failures. */

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 
+import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
 import { lsCommand, type LsOptions } from './commands/ls';
 import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
@@ -80,6 +81,12 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .command('providers')
     .description('the providers the dispatcher knows, with health and tool counts')
     .action(act(providersCommand));
+
+  program
+    .command('catalog')
+    .description('catalog sync per provider (registry admin API) and every quarantined tool or source with its reason')
+    .argument('[provider]', 'only this provider')
+    .action(act((ctx, provider: string | undefined) => catalogCommand(ctx, provider)));
 
   program
     .command('ls')

@@ -44,7 +44,7 @@ export interface SearchIndexOptions {
   maxLimit?: number;
   /** Most queries in one request. @default 16 */
   maxQueries?: number;
-  /** Longest query, in characters (the first 48 distinct terms are searched). @default 8000 */
+  /** Longest query searched, in characters: a longer one is searched on its prefix, with a note. @default 8000 */
   maxQueryLength?: number;
   /** Suggestions returned when nothing matches. @default 5 */
   maxSuggestions?: number;

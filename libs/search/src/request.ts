@@ -25,6 +25,8 @@ export interface CheckedRequest {
   provider: string;
   path: string;
   limit: number;
+  /** What was changed to serve the request (e.g. a long query cut to its prefix); '' when nothing. */
+  note: string;
 }
 
 const EXAMPLE = '{"queries": ["create a github issue", "list pull requests"], "limit": 10}';
@@ -44,18 +46,23 @@ export function checkRequest(request: ToolSearchRequest, o: ResolvedSearchIndexO
     ]);
   }
   const queries: Array<[number, string]> = [];
+  const cut: number[] = [];
   raw.forEach((q: unknown, i: number) => {
     if (typeof q !== 'string') {
       throw ToolHubError.invalidArgument(`Query ${i} of tool_search is a ${q === null ? 'null' : typeof q}, not a string.`, [
         { field: `queries[${i}]`, message: 'not a string', expected: 'string', example: '"send an email"' },
       ]);
     }
-    if (q.length > o.maxQueryLength) {
-      throw ToolHubError.invalidArgument(`Query ${i} of tool_search is ${q.length} characters long; at most ${o.maxQueryLength} are allowed. Use a few keywords instead.`, [
-        { field: `queries[${i}]`, message: 'too long', expected: `at most ${o.maxQueryLength} characters`, example: '"send an email"' },
-      ]);
+    // A long query (a task description with a pasted attachment) is searched on its prefix, cut at
+    // a word boundary; only the byte cap of the edge (the gRPC message size) refuses a request.
+    let text = q;
+    if (text.length > o.maxQueryLength) {
+      const head = text.slice(0, o.maxQueryLength);
+      const space = head.search(/\s\S*$/);
+      text = space > o.maxQueryLength / 2 ? head.slice(0, space) : head;
+      cut.push(i);
     }
-    if (q.trim() !== '') queries.push([i, q]);
+    if (text.trim() !== '') queries.push([i, text]);
   });
   if (queries.length === 0) {
     throw ToolHubError.invalidArgument(`Every query of tool_search is blank. Describe the tool you need in a few words, e.g. ${EXAMPLE}.`, [
@@ -77,5 +84,8 @@ export function checkRequest(request: ToolSearchRequest, o: ResolvedSearchIndexO
     provider,
     path: normalizePath(request.path ?? ''),
     limit: limit === 0 ? o.defaultLimit : Math.min(limit, o.maxLimit),
+    note: cut.length
+      ? `Quer${cut.length === 1 ? 'y' : 'ies'} ${cut.join(', ')} ${cut.length === 1 ? 'was' : 'were'} longer than ${o.maxQueryLength} characters and searched on the first ${o.maxQueryLength} only; put the key words first.`
+      : '',
   };
 }

@@ -208,7 +208,7 @@ export class ToolSearchIndex {
   search(request: ToolSearchRequest): SearchToolsResponse {
     const req = checkRequest(request, this.options);
     const hits = this.rank(req);
-    const answer = { searchId: '', mode: SearchMode.SEARCH_MODE_LEXICAL, note: '' };
+    const answer = { searchId: '', mode: SearchMode.SEARCH_MODE_LEXICAL, note: req.note };
     if (hits.length > 0) return { hits, suggestions: [], ...answer };
     return { hits, suggestions: this.suggest(req), ...answer };
   }
