@@ -92,6 +92,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
       left.push({ source: server.alias, tool, rule, reason: why });
       report(`${server.alias}\u0000quarantine\u0000${tool}\u0000${why}`, { alias: server.alias, tool: tool.slice(0, 200) }, `MCP tool quarantined: ${why}`);
     };
+    let overflow: QuarantineEntry | undefined;
     let usable = tools.filter((t) => {
       if (typeof t.name !== 'string') return false;
       if (!wanted(t.name)) return false;
@@ -104,9 +105,9 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
       const sorted = [...usable].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
       const over = sorted.slice(server.maxTools);
       usable = sorted.slice(0, server.maxTools);
-      const why = `the server lists ${tools.length} tools; at most ${server.maxTools} are served (maxTools)`;
-      for (const t of over) left.push({ source: server.alias, tool: t.name, rule: 'max_tools', reason: why });
-      // One line for the whole overflow, not one per tool.
+      const why = `the server lists ${tools.length} tools; at most ${server.maxTools} are served (maxTools), so ${over.length} are left out: ${over[0]!.name.slice(0, 60)} … ${over[over.length - 1]!.name.slice(0, 60)} (by sorted name)`;
+      // One entry and one line for the whole overflow, not 9,000: it would bury every other report.
+      overflow = { source: server.alias, rule: 'max_tools', reason: why };
       report(`${server.alias}\u0000maxTools\u0000${tools.length}`, { alias: server.alias, listed: tools.length, served: server.maxTools, quarantined: over.length }, `MCP server lists too many tools: ${why}`);
     }
     const names = assignToolNames(server.alias, usable.map((t) => t.name));
@@ -128,7 +129,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
       if (problem) report(`${entry.info.name}\u0000${entry.info.version}`, { alias: server.alias, tool: tool.name, name: entry.info.name }, problem);
       next.set(entry.info.name, entry);
     }
-    quarantined.set(server.alias, left);
+    quarantined.set(server.alias, overflow ? [...left, overflow] : left);
     const prev = entries.get(server.alias) ?? new Map<string, McpToolEntry>();
     const added = [...next.keys()].filter((n) => !prev.has(n));
     const removed = [...prev.keys()].filter((n) => !next.has(n));
@@ -221,7 +222,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
     quarantined() {
       const sources: QuarantineEntry[] = connections
         .map((c) => c.status())
-        .filter((r) => r.lastError !== undefined && r.state === 'backoff' && !entries.get(r.alias)?.size)
+        .filter((r) => r.lastError !== undefined && r.state !== 'ready' && r.state !== 'closed' && !entries.get(r.alias)?.size)
         .map((r) => ({ source: r.alias, rule: 'load', reason: `could not be started, connected or listed: ${r.lastError}` }));
       return [...sources, ...[...quarantined.values()].flat()];
     },

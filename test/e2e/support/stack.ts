@@ -8,6 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NatsBus } from '@toolhub/bus';
 import {
+  type CatalogSyncStatus,
   EVENTS_STREAM,
   eventSubject,
   type GetPreloadSetRequest,
@@ -138,6 +139,8 @@ export interface AdminClient {
   listRegisteredTools(provider: string, path?: string): Promise<RegisteredTool[]>;
   /** The tool's statistics, or undefined while it has none. */
   getToolStats(toolId: string): Promise<ToolStats | undefined>;
+  /** The registry's catalog sync state of `provider`, with what it quarantined. */
+  getCatalogStatus(provider: string): Promise<CatalogSyncStatus | undefined>;
   close(): void;
 }
 
@@ -150,6 +153,8 @@ export function adminClient(address: string): AdminClient {
         raw.listRegisteredTools({ provider, path }, new Metadata(), deadline(), (err, res: ListRegisteredToolsResponse) => (err ? reject(err) : resolve(res.tools))),
       ),
     getToolStats: (toolId) => new Promise((resolve) => raw.getToolStats({ toolId }, new Metadata(), deadline(), (err, res) => resolve(err ? undefined : res.stats))),
+    getCatalogStatus: (provider) =>
+      new Promise((resolve, reject) => raw.getCatalogStatus({ provider }, new Metadata(), deadline(), (err, res) => (err ? reject(err) : resolve(res.providers.find((p) => p.provider === provider))))),
     close: () => raw.close(),
   };
 }
