@@ -10,8 +10,10 @@ export { childrenOf, isAlive, type ProcessRow } from './children';
 export { containersWanted, startMongoContainer } from './containers';
 export { seededRandom } from './random';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
+export { postgresBinDir, startPostgresServer, type PostgresServer } from './postgres';
 export {
   ferretdbBinaryPath,
+  ferretdbHandler,
   mongoUrl,
   natsUrl,
   redisUrl,

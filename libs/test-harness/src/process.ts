@@ -32,6 +32,9 @@ export interface SpawnOptions {
   installHint?: string;
   /** Keep at most this much output (the most recent part). @default 262144 */
   maxOutputBytes?: number;
+  /** Run as this user and group (needs root; e.g. PostgreSQL refuses to run as root). */
+  uid?: number;
+  gid?: number;
 }
 
 /** A running child process. */
@@ -105,6 +108,8 @@ export async function spawnProcess(command: string, args: readonly string[], opt
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
   if (child.pid !== undefined) {
     // Guard it from the first moment, so a test process dying during startup leaks nothing.

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { containersWanted, startMongoContainer } from './containers';
 import { startNatsServer, type NatsServerHandle } from './nats';
 import { freePort, waitForPort } from './ports';
+import { postgresBinDir, startPostgresServer } from './postgres';
 import { scratchDir, spawnProcess, type SpawnedProcess } from './process';
 
 /** A private server started by this harness. */
@@ -65,34 +66,66 @@ export function ferretdbBinaryPath(): string {
 }
 
 /**
- * Starts a MongoDB wire-protocol server (FerretDB v1 on SQLite, in a scratch directory) and waits
- * until it accepts connections. The binary comes from FERRETDB_BIN, the services.sh cache
- * (`$TOOLHUB_BIN_DIR` or ~/.cache/toolhub/bin) or PATH.
+ * FerretDB's storage for the private servers: `postgresql` (the default where PostgreSQL is
+ * installed) or `sqlite` (TOOLHUB_FERRETDB_HANDLER=sqlite, or no PostgreSQL). On PostgreSQL,
+ * FerretDB 1.24 looks documents up through the `_id` index; on SQLite it scans whole collections
+ * for every `_id` lookup and update (statistics ingestion ~10× slower, bench/registry).
+ */
+export function ferretdbHandler(): 'postgresql' | 'sqlite' {
+  const wanted = process.env['TOOLHUB_FERRETDB_HANDLER'];
+  if (wanted === 'sqlite' || wanted === 'postgresql') return wanted;
+  return postgresBinDir() ? 'postgresql' : 'sqlite';
+}
+
+/**
+ * Starts a MongoDB wire-protocol server — FerretDB v1 on a private PostgreSQL (or on SQLite, see
+ * {@link ferretdbHandler}), in a scratch directory — and waits until it accepts connections. The
+ * binary comes from FERRETDB_BIN, the services.sh cache (`$TOOLHUB_BIN_DIR` or
+ * ~/.cache/toolhub/bin) or PATH. `stop` and `kill` act on FerretDB; PostgreSQL stops with it.
  * @throws Error when FerretDB is not built yet, saying how to build it.
  */
 export async function startMongoServer(options: { port?: number; timeoutMs?: number } = {}): Promise<ServerHandle> {
   const port = options.port ?? (await freePort());
   const dir = scratchDir('ferretdb');
-  const proc = await spawnProcess(
-    ferretdbBinaryPath(),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
-      `--listen-addr=127.0.0.1:${port}`,
-      `--state-dir=${dir}`,
-      '--telemetry=disable',
-      '--debug-addr=-', // no second listener: parallel test servers would fight over its fixed port
-    ],
-    {
-      readyPattern: /Listening on TCP/,
-      timeoutMs: options.timeoutMs ?? 20_000,
-      installHint:
-        'run `bash scripts/services.sh install` once (builds FerretDB v1.24.2 with Go into ~/.cache/toolhub/bin), ' +
-        'or set FERRETDB_BIN to a ferretdb binary, or set MONGO_URL to a running MongoDB-compatible server',
+  const pg = ferretdbHandler() === 'postgresql' ? await startPostgresServer({ timeoutMs: options.timeoutMs ?? 60_000 }) : undefined;
+  let proc: SpawnedProcess;
+  try {
+    proc = await spawnProcess(
+      ferretdbBinaryPath(),
+      [
+        ...(pg ? ['--handler=postgresql', `--postgresql-url=${pg.url}`] : ['--handler=sqlite', `--sqlite-url=file:${dir}/`]),
+        `--listen-addr=127.0.0.1:${port}`,
+        `--state-dir=${dir}`,
+        '--telemetry=disable',
+        '--debug-addr=-', // no second listener: parallel test servers would fight over its fixed port
+      ],
+      {
+        readyPattern: /Listening on TCP/,
+        timeoutMs: options.timeoutMs ?? 20_000,
+        installHint:
+          'run `bash scripts/services.sh install` once (builds FerretDB v1.24.2 with Go into ~/.cache/toolhub/bin), ' +
+          'or set FERRETDB_BIN to a ferretdb binary, or set MONGO_URL to a running MongoDB-compatible server',
+      },
+    );
+    await waitForPort(port, options.timeoutMs ?? 20_000);
+  } catch (err) {
+    await pg?.proc.kill('SIGTERM');
+    throw err;
+  }
+  const ferret = handle(`mongodb://127.0.0.1:${port}/`, port, proc);
+  if (!pg) return ferret;
+  return {
+    ...ferret,
+    output: () => `${proc.output()}\n--- postgres ---\n${pg.proc.output()}`,
+    stop: async () => {
+      await ferret.stop();
+      await pg.proc.kill('SIGTERM');
     },
-  );
-  await waitForPort(port, options.timeoutMs ?? 20_000);
-  return handle(`mongodb://127.0.0.1:${port}/`, port, proc);
+    kill: async () => {
+      await ferret.kill();
+      await pg.proc.kill('SIGKILL');
+    },
+  };
 }
 
 // One private server of each kind per test file (Jest gives each file its own module registry).
