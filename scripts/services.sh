@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local backing services for ToolHub without Docker, on 127.0.0.1:
 #   NATS with JetStream (4222), Redis (6379), and a MongoDB wire-protocol server: FerretDB v1 on
-#   SQLite (27017), and the local embeddings server (8089: all-MiniLM-L6-v2 behind an
+#   PostgreSQL (27017; PostgreSQL itself on 27432), and the local embeddings server (8089: all-MiniLM-L6-v2 behind an
 #   OpenAI-compatible POST /v1/embeddings, scripts/embeddings/; optional: `up` goes on without it).
 #
 # Usage: bash scripts/services.sh up|down|status|install|reset
@@ -20,7 +20,9 @@
 #   of services on other ports never share pidfiles or data),
 #   TOOLHUB_BIN_DIR (FerretDB build cache; default ~/.cache/toolhub/bin), NATS_PORT, REDIS_PORT,
 #   MONGO_PORT, FERRETDB_VERSION (default v1.24.2), EMBEDDINGS_PORT, TOOLHUB_EMBEDDINGS=0 (do not
-#   start the embeddings server), PYTHON (default python3).
+#   start the embeddings server), PYTHON (default python3), PG_PORT (default 27432),
+#   TOOLHUB_FERRETDB_HANDLER=postgresql|sqlite (default postgresql: FerretDB 1.24 uses the `_id`
+#   index only there; on SQLite it scans whole collections, ~10x slower statistics ingestion).
 #
 # stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
 set -euo pipefail
@@ -32,6 +34,8 @@ HOST=127.0.0.1
 NATS_PORT="${NATS_PORT:-4222}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
+PG_PORT="${PG_PORT:-27432}"
+FERRETDB_HANDLER="${TOOLHUB_FERRETDB_HANDLER:-postgresql}"
 EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8089}"
 PYTHON="${PYTHON:-python3}"
 DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services/$NATS_PORT-$REDIS_PORT-$MONGO_PORT-$EMBEDDINGS_PORT}"
@@ -121,8 +125,49 @@ install_all() {
   local missing=()
   command -v nats-server >/dev/null || missing+=(nats-server)
   command -v redis-server >/dev/null || missing+=(redis-server)
+  if [ "$FERRETDB_HANDLER" = postgresql ] && [ -z "$(pg_bin)" ]; then missing+=(postgresql); fi
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   ferretdb_ok || build_ferretdb
+}
+
+# PostgreSQL's server binaries (Debian: /usr/lib/postgresql/<version>/bin), newest version.
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+
+# PostgreSQL refuses to run as root: under root, run its commands as the postgres user.
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups "$@"; else "$@"; fi
+}
+
+postgres_ok() {
+  local b
+  b="$(pg_bin)"
+  if [ -x "$b/pg_isready" ]; then "$b/pg_isready" -q -h "$HOST" -p "$PG_PORT"; else port_open "$PG_PORT"; fi
+}
+
+# FerretDB with its storage: PostgreSQL (initialised once in $DIR/postgres) or SQLite.
+start_mongo() {
+  if [ "$FERRETDB_HANDLER" = sqlite ]; then
+    start mongo "$MONGO_PORT" mongo_ok ferretdb \
+      "$FERRETDB" --handler=sqlite "--sqlite-url=file:$DIR/mongo/" "--listen-addr=$HOST:$MONGO_PORT" \
+      "--state-dir=$DIR/mongo-state" --telemetry=disable --debug-addr=-
+    return
+  fi
+  local b
+  b="$(pg_bin)"
+  [ -n "$b" ] || die "PostgreSQL is not installed: run \`bash scripts/services.sh install\` (or TOOLHUB_FERRETDB_HANDLER=sqlite)"
+  mkdir -p "$DIR/postgres"
+  [ "$(id -u)" -ne 0 ] || chown postgres:postgres "$DIR/postgres"
+  if [ ! -f "$DIR/postgres/data/PG_VERSION" ]; then
+    log "initialising PostgreSQL in $DIR/postgres/data"
+    as_pg "$b/initdb" -D "$DIR/postgres/data" -A trust -U postgres -E UTF8 >&2 || die "initdb failed"
+  fi
+  local runas=()
+  [ "$(id -u)" -ne 0 ] || runas=(setpriv --reuid=postgres --regid=postgres --init-groups)
+  start postgres "$PG_PORT" postgres_ok postgres \
+    "${runas[@]}" "$b/postgres" -D "$DIR/postgres/data" -p "$PG_PORT" -k "$DIR/postgres" -c "listen_addresses=$HOST"
+  start mongo "$MONGO_PORT" mongo_ok ferretdb \
+    "$FERRETDB" --handler=postgresql "--postgresql-url=postgres://postgres@$HOST:$PG_PORT/postgres" \
+    "--listen-addr=$HOST:$MONGO_PORT" "--state-dir=$DIR/mongo-state" --telemetry=disable --debug-addr=-
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -254,9 +299,7 @@ cmd_up() {
     nats-server -js -a "$HOST" -p "$NATS_PORT" -sd "$DIR/nats"
   start redis "$REDIS_PORT" redis_ok redis-server \
     redis-server --port "$REDIS_PORT" --bind "$HOST" --save '' --appendonly no --dir "$DIR/redis"
-  start mongo "$MONGO_PORT" mongo_ok ferretdb \
-    "$FERRETDB" --handler=sqlite "--sqlite-url=file:$DIR/mongo/" "--listen-addr=$HOST:$MONGO_PORT" \
-    "--state-dir=$DIR/mongo-state" --telemetry=disable --debug-addr=-
+  start_mongo
   if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
     # Optional: ToolHub searches lexically without it, so a failure here only warns.
     if embeddings_installed && (start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
@@ -272,6 +315,7 @@ cmd_up() {
 cmd_down() {
   stop embeddings embeddings/server.py
   stop mongo ferretdb
+  stop postgres postgres
   stop redis redis-server
   stop nats nats-server
 }
