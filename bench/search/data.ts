@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { Importance, toToolName, type ToolInfo } from '@toolhub/contracts';
 
 /** The repository root. */
-export const REPO_ROOT = resolve(__dirname, '../..');
+// From source (bench/search) or from the build (dist/bench/search).
+export const REPO_ROOT = resolve(__dirname, __dirname.split(/[\\/]/).includes('dist') ? '../../..' : '../..');
 /** The shared data folder: $TOOLHUB_DATA_DIR, or ../shared/data relative to the repository. */
 export const DATA_DIR = process.env.TOOLHUB_DATA_DIR ?? resolve(REPO_ROOT, '../shared/data');
 /** Where benchmark results are written (git-ignored). */

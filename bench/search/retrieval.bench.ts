@@ -2,18 +2,24 @@
  * Retrieval quality of the tool search: recall@1/5/10 and nDCG@10 on MetaTool (corpus: its 199
  * tools) and BFCL (corpus: bfcl-functions.jsonl), against a plain baseline in the same run
  * (MiniSearch over name + description, default tokenizer, no boosts, no fuzzy or prefix), plus
- * ablations of the analyzer's features. Prints Markdown tables and writes
- * bench/results/search-retrieval.json.
+ * ablations of the analyzer's features; then dense (all-MiniLM-L6-v2 through the local
+ * OpenAI-compatible embeddings server, or TOOLHUB_EMBEDDINGS_URL) and hybrid rankings, and
+ * learning from use on a replay split (the runs of one set of queries teach, a disjoint set is
+ * scored). Prints Markdown tables and writes bench/results/search-retrieval.json. Vectors are
+ * cached in bench/results/cache/ (a first run embeds ~2,000 tools and ~8,700 queries: minutes).
  *
- *   npx tsx bench/search/retrieval.bench.ts [--metatool N] [--bfcl N] [--no-ablations]
+ *   node scripts/build.mjs bench/search retrieval.bench.ts && node dist/bench/search/retrieval.bench.js \
+ *     [--metatool N] [--bfcl N] [--no-ablations] [--no-dense]
  *
  * --metatool N: MetaTool queries at an even stride (default 2000 of 20,614; 0 = all);
  * --bfcl N: BFCL queries likewise (default 0 = all 2,351).
  */
-import { type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
+import { SearchMode } from '@toolhub/contracts';
+import { type FusionOptions, HybridSearch, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
 import MiniSearch from 'minisearch';
 
-import { loadBfcl, loadMetaTool, type RetrievalSet, writeResult } from './data';
+import { loadBfcl, loadMetaTool, readJsonl, type RetrievalSet, strideSample, writeResult } from './data';
+import { benchEmbeddings, CachedEmbedder, FileVectorStore } from './embeddings';
 import { distinct, RetrievalMeter, type RetrievalScores, table } from './metrics';
 
 function arg(name: string, fallback: number): number {
@@ -57,20 +63,120 @@ const variants: Array<[string, SearchIndexOptions]> = [
   ['keep common words', { commonTermShare: 1 }],
 ];
 
-function main(): void {
-  const ablations = !process.argv.includes('--no-ablations');
-  const sets = [loadMetaTool(arg('metatool', 2000)), loadBfcl(arg('bfcl', 0))];
-  const rows: Array<Array<string | number>> = [];
-  const json: Record<string, unknown> = {};
-  for (const set of sets) {
-    const results: Record<string, RetrievalScores> = { 'baseline (BM25 name+description)': runBaseline(set) };
-    for (const [label, options] of ablations ? variants : variants.slice(0, 1)) results[label] = runIndex(set, options);
-    for (const [label, s] of Object.entries(results)) rows.push([set.name, label, s.queries, s.r1, s.r5, s.r10, s.ndcg10, 'msPerQuery' in s ? String(s.msPerQuery) : '']);
-    json[set.name] = { tools: set.tools.length, queries: set.queries.length, results };
+/** Fusion settings compared (round numbers, not tuned per set); the first is the default. */
+const fusions: Array<[string, FusionOptions]> = [
+  ['hybrid (RRF k=60, default)', {}],
+  ['hybrid (RRF k=60, dense ×2)', { denseWeight: 2 }],
+  ['hybrid (weighted 0.5/0.5)', { method: 'weighted', lexicalWeight: 0.5, denseWeight: 0.5 }],
+];
+
+async function runHybrid(search: HybridSearch, set: RetrievalSet, queries: RetrievalSet['queries'], mode: SearchMode): Promise<RetrievalScores & { msPerQuery: number }> {
+  const meter = new RetrievalMeter();
+  const start = process.hrtime.bigint();
+  for (const q of queries) {
+    const res = await search.search({ queries: [q.query], limit: FETCH, mode });
+    if (res.note && !res.note.startsWith('Semantic ranking covers')) throw new Error(`search degraded: ${res.note}`);
+    meter.add(distinct(res.hits.map((h) => set.goldOf.get(h.id)!)), q.gold);
   }
-  console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'ms/query'], rows));
-  const file = writeResult('search-retrieval', { date: new Date().toISOString(), node: process.version, sets: json });
-  console.log(`\n${JSON.stringify(json)}\n\nwritten to ${file}`);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  return { ...meter.scores(), msPerQuery: Math.round((ms / queries.length) * 1000) / 1000 };
 }
 
-main();
+/**
+ * Learning from use, replayed: every `history` query is searched and its gold tool "runs" with
+ * the search id; then `evaluation` (disjoint from history) is scored with and without the memory.
+ */
+async function runLearning(make: (learning: boolean) => HybridSearch, set: RetrievalSet, history: RetrievalSet['queries'], evaluation: RetrievalSet['queries']) {
+  const idOfGold = new Map<string, string>();
+  for (const [id, gold] of set.goldOf) if (!idOfGold.has(gold)) idOfGold.set(gold, id);
+  const learner = make(true);
+  await learner.syncVectors();
+  let recorded = 0;
+  for (const q of history) {
+    const res = await learner.search({ queries: [q.query], limit: 10 });
+    const id = idOfGold.get(q.gold[0]!);
+    if (id && learner.recordRun(res.searchId, id, id.split(':')[0]!)) recorded++;
+  }
+  const plain = make(false);
+  await plain.syncVectors();
+  return {
+    recorded,
+    without: await runHybrid(plain, set, evaluation, SearchMode.SEARCH_MODE_HYBRID),
+    with: await runHybrid(learner, set, evaluation, SearchMode.SEARCH_MODE_HYBRID),
+  };
+}
+
+async function main(): Promise<void> {
+  const ablations = !process.argv.includes('--no-ablations');
+  const dense = !process.argv.includes('--no-dense');
+  const sets = [loadMetaTool(arg('metatool', 2000)), loadBfcl(arg('bfcl', 0))];
+  const rows: Array<Array<string | number>> = [];
+  const learnRows: Array<Array<string | number>> = [];
+  const json: Record<string, unknown> = {};
+  const endpoint = dense ? await benchEmbeddings() : undefined;
+  try {
+    const store = new FileVectorStore();
+    const embedder = endpoint ? new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store) : undefined;
+    for (const set of sets) {
+      const results: Record<string, RetrievalScores> = { 'baseline (BM25 name+description)': runBaseline(set) };
+      for (const [label, options] of ablations ? variants : variants.slice(0, 1)) results[label] = runIndex(set, options);
+      let learning: unknown;
+      if (embedder) {
+        const index = new ToolSearchIndex();
+        index.upsert(set.tools);
+        const make = (fusion: FusionOptions, learn = false) => new HybridSearch(index, { embedder, vectors: store, fusion, learning: learn ? {} : false, queryTimeoutMs: 600_000 });
+        const t0 = performance.now();
+        const first = make({});
+        const sync = await first.syncVectors();
+        console.error(`${set.name}: tool vectors ${JSON.stringify(sync)} in ${Math.round(performance.now() - t0)} ms`);
+        // Queries in large batches first (cached), so the searches below do not embed one by one.
+        for (let i = 0; i < set.queries.length; i += 512) await embedder.embed(set.queries.slice(i, i + 512).map((q) => q.query));
+        results['dense (all-MiniLM-L6-v2)'] = await runHybrid(first, set, set.queries, SearchMode.SEARCH_MODE_SEMANTIC);
+        for (const [label, fusion] of fusions) {
+          const h = make(fusion);
+          await h.syncVectors();
+          results[label] = await runHybrid(h, set, set.queries, SearchMode.SEARCH_MODE_HYBRID);
+        }
+        const split = replaySplit(set);
+        for (let i = 0; i < split.history.length; i += 512) await embedder.embed(split.history.slice(i, i + 512).map((q) => q.query));
+        const l = await runLearning((learn) => make({}, learn), set, split.history, split.evaluation);
+        learning = { ...l, history: split.history.length, evaluation: split.evaluation.length, how: split.how };
+        for (const [label, s] of [['hybrid', l.without], ['hybrid + learning from use', l.with]] as const) {
+          learnRows.push([set.name, label, split.how, l.recorded, s.queries, s.r1, s.r5, s.r10, s.ndcg10]);
+        }
+      }
+      for (const [label, s] of Object.entries(results)) rows.push([set.name, label, s.queries, s.r1, s.r5, s.r10, s.ndcg10, 'msPerQuery' in s ? String(s.msPerQuery) : '']);
+      json[set.name] = { tools: set.tools.length, queries: set.queries.length, results, learning };
+    }
+    console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'ms/query'], rows));
+    if (learnRows.length) console.log(`\nLearning from use (replay):\n\n${table(['set', 'system', 'split', 'runs recorded', 'scored queries', 'R@1', 'R@5', 'R@10', 'nDCG@10'], learnRows)}`);
+    if (embedder) console.error(`embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
+    const file = writeResult('search-retrieval', { date: new Date().toISOString(), node: process.version, model: embedder?.model, sets: json });
+    console.log(`\n${JSON.stringify(json)}\n\nwritten to ${file}`);
+  } finally {
+    endpoint?.stop();
+  }
+}
+
+/**
+ * Disjoint history and evaluation queries. MetaTool: the scored queries are the usual sample and
+ * the history is the query after each of them in the file (not in the sample). BFCL: all queries
+ * are scored otherwise, so the even ones are history and the odd ones are scored.
+ */
+function replaySplit(set: RetrievalSet): { history: RetrievalSet['queries']; evaluation: RetrievalSet['queries']; how: string } {
+  if (set.name === 'MetaTool') {
+    const all = readJsonl<{ query: string; gold: string[] }>('retrieval/metatool/queries.jsonl').map((q) => ({ query: q.query, gold: q.gold.map((g) => g.toLowerCase()) }));
+    const scored = new Set(set.queries.map((q) => q.query));
+    const n = set.queries.length;
+    const picked = strideSample(all.map((q, i) => ({ q, i })), n).map(({ i }) => all[i + 1]).filter((q): q is (typeof all)[number] => q !== undefined && !scored.has(q.query));
+    return { history: picked, evaluation: set.queries, how: 'next query in file' };
+  }
+  const history = set.queries.filter((_, i) => i % 2 === 0);
+  const historyText = new Set(history.map((q) => q.query));
+  return { history, evaluation: set.queries.filter((q, i) => i % 2 === 1 && !historyText.has(q.query)), how: 'even → history, odd → scored' };
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

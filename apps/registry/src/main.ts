@@ -2,7 +2,7 @@
 import { NatsBus } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
-import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { registerRegistryMetrics, registryReadiness, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   assertSafeBind('The registry admin API', config.adminHost, security.authenticator.enabled, security.allowUnauthenticated);
   const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb });
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
-  const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs });
+  const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {
     host: config.adminHost,
     port: config.adminPort,

@@ -10,7 +10,7 @@ import { startDispatcher } from '@toolhub/dispatcher-core';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
-import { Registry, startAdminServer } from '@toolhub/registry-core';
+import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { dispatcherReadiness, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const steps: ShutdownStep[] = [];
   // Registry first, so it hears every adapter's first catalog announcement.
   const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry') });
-  const registry = await Registry.start(bus, store, { logger: log });
+  const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config) });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.

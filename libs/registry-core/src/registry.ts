@@ -25,11 +25,12 @@ import {
   SearchToolsRequest,
   SearchToolsResponse,
   type GetRegistryStatusResponse,
+  type ToolCalled,
   ToolHubError,
   type ToolInfo,
   toolId,
 } from '@toolhub/contracts';
-import { ToolSearchIndex } from '@toolhub/search';
+import { HybridSearch, type HybridSearchOptions, ToolSearchIndex } from '@toolhub/search';
 import type { PreloadList, RegistryStore, StoredTool, ToolStats, ToolStatsSort, ToolStatsSummary } from '@toolhub/store';
 
 import { CatalogSync, type CatalogSyncOptions } from './catalog-sync';
@@ -69,6 +70,13 @@ export interface RegistryOptions {
    */
   statsLingerMs?: number;
   logger?: SdkLogger;
+  /**
+   * Semantic search and learning from use (see @toolhub/search HybridSearch): with an `embedder`
+   * (an OpenAI-compatible endpoint), searches are hybrid by default and tool vectors are kept in
+   * the store; without one, lexical. `learning: false` switches learning from use off.
+   * @default {} (lexical, learning on)
+   */
+  search?: Pick<HybridSearchOptions, 'embedder' | 'fusion' | 'learning' | 'queryTimeoutMs' | 'embedBatch'>;
 }
 
 /** Queue group of registry replicas: each request or announcement is handled by one of them. */
@@ -91,18 +99,22 @@ export class Registry {
   get ingested(): number {
     return this.ingestion?.ingested ?? 0;
   }
+  /** Lexical + semantic search over `search`, with learning from use; serves SearchTools. */
+  readonly hybrid: HybridSearch;
 
   private constructor(
     readonly bus: Bus,
     readonly store: RegistryStore,
     readonly search: ToolSearchIndex,
-    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync'>>,
+    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync' | 'search'>>,
     logger: SdkLogger | undefined,
     catalogSyncOptions: CatalogSyncOptions = {},
+    searchOptions: RegistryOptions['search'] = {},
   ) {
     this.events = new ChangeEvents(bus);
     this.log = logger ?? silent;
     this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions);
+    this.hybrid = new HybridSearch(search, { ...searchOptions, vectors: store, logger: this.log });
   }
 
   /** Loads the catalog into the search index, starts serving and consuming, asks adapters to re-announce. */
@@ -114,8 +126,12 @@ export class Registry {
       { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
       options.logger,
       options.catalogSync,
+      options.search,
     );
     registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
+    // In the background: vectors of unchanged tools come from the store; searches meanwhile are
+    // lexical for tools without one (the reply's note says so).
+    void registry.hybrid.syncVectors();
     const serve = (op: 'search' | 'preload' | 'info' | 'status', fn: (msg: BusMessage) => Promise<Uint8Array>) =>
       bus.serve(registrySubject(op), async (msg): Promise<BusReply> => {
         try {
@@ -126,7 +142,7 @@ export class Registry {
         }
       }, { queue: QUEUE });
     registry.subs.push(
-      await serve('search', async (m) => SearchToolsResponse.encode(registry.search.search(SearchToolsRequest.decode(m.data))).finish()),
+      await serve('search', async (m) => SearchToolsResponse.encode(await registry.hybrid.search(SearchToolsRequest.decode(m.data))).finish()),
       await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),
       await serve('info', async (m) => {
         const req = GetToolRequest.decode(m.data);
@@ -146,6 +162,8 @@ export class Registry {
       lingerMs: registry.options.statsLingerMs,
       startWindowMs: registry.options.statsStartWindowMs,
       log: registry.log,
+      // Learning from use: runs that carry the search id of the search that found them.
+      onRecorded: (events) => registry.learnFrom(events),
     });
     bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
     return registry;
@@ -178,12 +196,24 @@ export class Registry {
     this.log.info({ provider, added: res.added.length, changed: res.changed.length, removed: res.removed.length }, 'catalog synced');
   }
 
-  /** Reloads one provider's enabled tools into the search index. */
+  /** Reloads one provider's enabled tools into the search index (and embeds changed ones in the background). */
   async refreshProvider(provider: string): Promise<void> {
     try {
-      this.search.replaceProvider(provider, (await this.store.listTools({ provider, enabled: true })).map(toToolInfo));
+      const change = this.search.replaceProvider(provider, (await this.store.listTools({ provider, enabled: true })).map(toToolInfo));
+      if (change.added || change.updated || change.removed) void this.hybrid.syncVectors();
     } catch (err) {
       this.log.warn({ err, provider }, 'search index refresh failed');
+    }
+  }
+
+  /**
+   * Learning from use: a successful run that carries the search id of the search that found it
+   * teaches the search (see HybridSearch.recordRun). Runs after searches of another replica or
+   * before a restart are not known here and are skipped.
+   */
+  learnFrom(events: readonly ToolCalled[]): void {
+    for (const e of events) {
+      if (e.searchId && e.status === 'ok') this.hybrid.recordRun(e.searchId, e.toolId, e.provider, Number(e.timestampUnixMs) || undefined);
     }
   }
 

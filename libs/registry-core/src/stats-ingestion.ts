@@ -28,6 +28,8 @@ export interface StatsIngestionOptions {
   /** A new consumer on a store with statistics starts this long before its newest call. @default 600000 (10 min) */
   snapshotOverlapMs?: number;
   log: SdkLogger;
+  /** Called with each batch once the store has recorded it (redelivered batches included). */
+  onRecorded?: (events: readonly ToolCalled[]) => void;
 }
 
 /** What {@link StatsIngestion.status} reports. */
@@ -119,6 +121,7 @@ export class StatsIngestion {
       this.failures = 0;
     }
     this.ingested += res.recorded;
+    this.options.onRecorded?.(events);
     if (res.rejected.length) this.options.log.warn({ rejected: res.rejected.slice(0, 5), count: res.rejected.length }, 'malformed tool.called events skipped');
   }
 

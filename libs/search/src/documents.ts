@@ -25,6 +25,8 @@ export interface ToolEntry {
   prior: number;
   /** Content hash; an upsert with the same non-empty version is skipped. */
   version: string;
+  /** What the tool's vector is computed from (see embedding-text.ts). */
+  embeddingText: string;
 }
 
 /** Deepest nesting of parameter objects whose property names are indexed. */
@@ -84,5 +86,21 @@ export function toEntry(tool: ToolInfo): ToolEntry {
     summary: summarize(tool.description),
     prior: IMPORTANCE_PRIOR[tool.importance] ?? 1,
     version: tool.version,
+    embeddingText: embeddingText(tool),
   };
+}
+
+/** Characters of a tool's text sent to the model (small models read ~256 tokens anyway). */
+const MAX_TEXT = 2000;
+
+/**
+ * The text a tool is embedded from: its name as words, its category, its description and its
+ * parameter names and descriptions — what an agent's task description is likely to echo.
+ */
+export function embeddingText(tool: ToolInfo): string {
+  const name = tool.name.replace(/_/g, ' ');
+  const where = tool.path ? ` (${tool.provider}/${tool.path})` : ` (${tool.provider})`;
+  const params = parameterText(tool.inputSchema).replace(/\s*\n\s*/g, '; ');
+  const text = `${name}${where}: ${tool.description}${params ? `\nParameters: ${params}` : ''}`;
+  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
 }

@@ -1,13 +1,21 @@
 /**
  * @toolhub/search — the tool search index the registry serves as SearchTools: ranked keyword
  * search with field weights, fuzzy and prefix matching, English and CJK text, filters by provider
- * and path, several queries per call, suggestions when nothing matches. Built on MiniSearch.
- * Any new export added here becomes public API.
+ * and path, several queries per call, suggestions when nothing matches (MiniSearch); fused with a
+ * dense ranking from an OpenAI-compatible embeddings endpoint when one is configured, and learning
+ * from which tool ran after which search. Any new export added here becomes public API.
  */
-export { ToolSearchIndex, type IndexChange } from './tool-search-index';
+export { ToolSearchIndex, type IndexChange, type RankedTool, type RankHooks } from './tool-search-index';
+export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type SearchLogger, type VectorStore, type VectorSyncReport } from './hybrid-search';
+export { DenseIndex } from './dense-index';
+export { type FusionOptions, fusionDefaults, fuse } from './fusion';
+export { UsageMemory, type UsageMemoryOptions, type LearnedUse } from './usage-memory';
+export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
+export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
+export { embeddingKey } from './embeddings/key';
 export type { ToolSearchRequest } from './request';
 export { type SearchIndexOptions, type ResolvedSearchIndexOptions, type FieldWeights, searchIndexDefaults, withSearchDefaults } from './options';
-export { type SearchField, SEARCH_FIELDS } from './documents';
+export { type SearchField, SEARCH_FIELDS, embeddingText } from './documents';
 export { type Analyzer, type AnalyzerOptions, createAnalyzer, splitIdentifier } from './analyzer';
 export { type CjkSegmenter, cjkBigrams, createCjkSegmenter } from './cjk';
 export { SYNONYM_GROUPS } from './lexicon';

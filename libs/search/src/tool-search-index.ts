@@ -23,6 +23,38 @@ export interface IndexChange {
   removed: number;
 }
 
+/**
+ * One query's ranking before priors, best first: what a fusion step (see {@link RankHooks})
+ * receives from the lexical index and returns.
+ */
+export interface RankedTool {
+  id: string;
+  /** Higher is better; only the order and ratios within one query matter. */
+  score: number;
+  /** What the tool matched on (`name`, `category`, `description`, `parameters`, `semantic`). */
+  matched?: readonly string[];
+}
+
+/** How {@link ToolSearchIndex.searchWith} changes the lexical ranking. */
+export interface RankHooks {
+  /**
+   * Replaces one query's lexical ranking (e.g. fused with a dense one). `accept` says whether an id
+   * passes the request's provider and path filters. The result must be sorted best first.
+   */
+  fuse?(queryIndex: number, lexical: RankedTool[], accept: (id: string) => boolean): RankedTool[];
+  /** Extra score multiplier of a tool (e.g. learned from use), at most `maxBoost`. */
+  boost?(id: string): number;
+  /** Largest value `boost` returns. @default 1 */
+  maxBoost?: number;
+  /** Fill each hit's `matchedOn`. */
+  explain?: boolean;
+}
+
+/** MiniSearch field names as shown to agents in `matchedOn`. */
+const FIELD_LABEL: Readonly<Record<string, string>> = { name: 'name', category: 'category', description: 'description', params: 'parameters' };
+/** Order of the labels in `matchedOn`. */
+const LABEL_ORDER = ['name', 'category', 'description', 'parameters', 'semantic', 'usage'];
+
 /** Most distinct terms of one query that are searched (a pasted paragraph should not cost more). */
 const MAX_QUERY_TERMS = 48;
 /** Queries with more terms than this get no prefix or fuzzy matching (see the constructor). */
@@ -50,7 +82,8 @@ const splitSpaces = (text: string): string[] => text.split(' ');
  * search never sees half an update.
  */
 export class ToolSearchIndex {
-  private readonly options: ResolvedSearchIndexOptions;
+  /** The options in force, defaults filled in. */
+  readonly options: ResolvedSearchIndexOptions;
   private readonly analyzer: Analyzer;
   private readonly mini: MiniSearch<SearchDocument>;
   private readonly entries = new Map<string, ToolEntry>();
@@ -206,41 +239,67 @@ export class ToolSearchIndex {
    * @throws ToolHubError invalid_argument for no query, a bad limit, provider or path.
    */
   search(request: ToolSearchRequest): SearchToolsResponse {
+    return this.searchWith(request);
+  }
+
+  /**
+   * {@link search} with the lexical ranking of each query replaced or re-weighted by `hooks`
+   * (the hybrid search fuses a dense ranking in here). Filters, priors, several queries and
+   * suggestions work as in {@link search}.
+   * @throws ToolHubError invalid_argument as {@link search}.
+   */
+  searchWith(request: ToolSearchRequest, hooks: RankHooks = {}): SearchToolsResponse {
     const req = checkRequest(request, this.options);
-    const hits = this.rank(req);
+    const hits = this.rank(req, hooks);
     const answer = { searchId: '', mode: SearchMode.SEARCH_MODE_LEXICAL, note: req.note };
     if (hits.length > 0) return { hits, suggestions: [], ...answer };
     return { hits, suggestions: this.suggest(req), ...answer };
   }
 
-  private rank(req: CheckedRequest): SearchHit[] {
+  /** Each indexed tool's id and the text its vector is computed from (see embeddingText). */
+  *embeddingTexts(): IterableIterator<[id: string, text: string]> {
+    for (const e of this.entries.values()) yield [e.id, e.embeddingText];
+  }
+
+  private rank(req: CheckedRequest, hooks: RankHooks = {}): SearchHit[] {
     const filtered = req.provider !== '' || req.path !== '';
-    const filter = filtered
-      ? (r: { id: string }) => {
-          const e = this.entries.get(r.id)!;
-          return (req.provider === '' || e.provider === req.provider) && isWithinPath(e.path, req.path);
-        }
-      : undefined;
+    const accept = (id: string): boolean => {
+      const e = this.entries.get(id);
+      return e !== undefined && (req.provider === '' || e.provider === req.provider) && isWithinPath(e.path, req.path);
+    };
+    const filter = filtered ? (r: { id: string }) => accept(r.id) : undefined;
+    const explain = hooks.explain === true;
+    const matchedOn = new Map<string, Set<string>>();
+    const maxBoost = Math.max(1, hooks.maxBoost ?? 1);
     const merged = new Map<string, { best: number; sum: number; queries: number[] }>();
     for (const [index, query] of req.queries) {
       const terms = this.queryTerms(query);
-      if (terms.length === 0) continue;
-      const results = this.mini.search(terms.join(' '), filter ? { filter } : undefined);
+      if (terms.length === 0 && !hooks.fuse) continue;
+      const found = terms.length === 0 ? [] : this.mini.search(terms.join(' '), filter ? { filter } : undefined);
+      let results: RankedTool[] = found.map((r) => ({ id: r.id as string, score: r.score, matched: explain ? fieldsOf(r.match) : undefined }));
+      if (hooks.fuse) results = hooks.fuse(index, results, accept);
       if (results.length === 0) continue;
       // Priors (importance, usage) scale a tool's score, by at most maxPriorRatio from the lowest
       // to the highest: results whose raw score is that far below the limit-th can never reach
       // the top, so only the head of the list is merged (it is sorted by raw score). With several
       // queries the head is deeper, as a tool's other queries add to its score.
       const kth = results[Math.min(results.length, req.limit * (req.queries.length > 1 ? 3 : 1)) - 1]!.score;
-      const cut = kth / this.maxPriorRatio;
+      const cut = kth / (this.maxPriorRatio * maxBoost);
       let top = 0;
       const head: Array<[string, number]> = [];
       for (const r of results) {
         if (r.score < cut) break;
-        const id = r.id as string;
-        const s = r.score * this.entries.get(id)!.prior * (this.usage.get(id) ?? 1);
+        const id = r.id;
+        const boost = hooks.boost?.(id) ?? 1;
+        const s = r.score * this.entries.get(id)!.prior * (this.usage.get(id) ?? 1) * boost;
         head.push([id, s]);
         if (s > top) top = s;
+        if (explain) {
+          let m = matchedOn.get(id);
+          if (!m) matchedOn.set(id, (m = new Set()));
+          for (const f of r.matched ?? []) m.add(f);
+          if (boost > 1.001) m.add('usage');
+        }
       }
       // Each query's best becomes 1, so a long query does not drown a short one.
       for (const [id, raw] of head) {
@@ -263,7 +322,7 @@ export class ToolSearchIndex {
     const top = ranked[0]?.score ?? 1;
     return ranked.map((h) => {
       const e = this.entries.get(h.id)!;
-      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries, matchedOn: '' };
+      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries, matchedOn: explain ? labels(matchedOn.get(h.id)) : '' };
     });
   }
 
@@ -304,4 +363,16 @@ export class ToolSearchIndex {
     const inScope = inProvider.filter((e) => isWithinPath(e.path, req.path));
     return closeSuggestions(queries, new CatalogOutline(inScope.length > 0 ? inScope : inProvider), limit);
   }
+}
+
+/** The fields a MiniSearch result matched in, as `matchedOn` labels. */
+function fieldsOf(match: Record<string, string[]>): string[] {
+  const out = new Set<string>();
+  for (const fields of Object.values(match)) for (const f of fields) out.add(FIELD_LABEL[f] ?? f);
+  return [...out];
+}
+
+/** `matchedOn` text: the labels in a fixed order, comma-separated. */
+function labels(set: ReadonlySet<string> | undefined): string {
+  return set ? LABEL_ORDER.filter((l) => set.has(l)).join(',') : '';
 }

@@ -28,6 +28,7 @@ import type {
   ToolStatsSummary,
 } from './store';
 import { type OverlayDoc, type ToolDoc, ToolCatalog } from './tools';
+import { type VectorDoc, ToolVectors } from './vectors';
 
 /** A RegistryStore over any {@link Backend}. */
 export class DocumentRegistryStore implements RegistryStore {
@@ -36,6 +37,7 @@ export class DocumentRegistryStore implements RegistryStore {
   private readonly recorder: CallRecorder;
   private readonly queries: StatsQueries;
   private readonly audit: AuditLog;
+  private readonly vectors: ToolVectors;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
   private drained: (() => void) | undefined;
@@ -54,6 +56,7 @@ export class DocumentRegistryStore implements RegistryStore {
     this.recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), options);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
     this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
+    this.vectors = new ToolVectors(backend.collection<VectorDoc>('tool_vectors'));
   }
 
   /** Finishes every batch a crashed writer left behind (run once at start-up). */
@@ -119,6 +122,14 @@ export class DocumentRegistryStore implements RegistryStore {
 
   listAudit(query?: AuditQuery): Promise<AuditEntry[]> {
     return this.run(() => this.audit.list(query));
+  }
+
+  loadVectors(model: string, keys: readonly string[]): Promise<Map<string, Float32Array>> {
+    return this.run(() => this.vectors.load(model, keys));
+  }
+
+  saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
+    return this.run(() => this.vectors.save(model, vectors));
   }
 
   close(): Promise<void> {

@@ -241,6 +241,14 @@ export interface RegistryStore {
   /** Statistics of the top tools by `sortBy`. */
   listToolStats(options?: ListToolStatsOptions): Promise<ToolStatsSummary[]>;
 
+  /**
+   * Stored search vectors of these keys under `model` (keys without one are absent from the map).
+   * Keys are content hashes (see @toolhub/search `embeddingKey`), so a stored vector never goes stale.
+   */
+  loadVectors(model: string, keys: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Stores search vectors under `model`; a key already stored is left as it is (same content, same vector). */
+  saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+
   /** Waits for calls in flight, then releases the connection or the files. Idempotent. */
   /** Appends one admin change to the audit log (append-only). */
   appendAudit(entry: AuditInput): Promise<AuditEntry>;

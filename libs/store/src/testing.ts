@@ -18,6 +18,7 @@ import { durabilityContract } from './contract/durability';
 import { auditContract } from './contract/audit';
 import { preloadContract } from './contract/preload';
 import { statsContract } from './contract/stats';
+import { vectorsContract } from './contract/vectors';
 import { type ContractContext, FakeClock, type StoreFactory, type StoreFixture } from './contract/support';
 import type { RegistryStore } from './store';
 
@@ -75,5 +76,6 @@ export function storeContractSuite(name: string, makeStore: StoreFactory): void 
     statsContract(ctx);
     durabilityContract(ctx);
     auditContract(ctx);
+    vectorsContract(ctx);
   });
 }

@@ -16,7 +16,7 @@ import { lockDirectory } from './dir-lock';
 
 type Raw = Record<string, unknown>;
 
-const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims', 'audit_log'];
+const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims', 'audit_log', 'tool_vectors'];
 
 const INDEXES: ReadonlyArray<{ collection: CollectionName; fieldName: string | string[]; unique?: boolean }> = [
   { collection: 'tools', fieldName: ['provider', 'name'], unique: true },

@@ -1,0 +1,62 @@
+/** The embeddings port: what the hybrid search needs from a sentence-embedding model. */
+
+/** Per-call overrides of an {@link Embedder}'s defaults. */
+export interface EmbedOptions {
+  signal?: AbortSignal;
+  /** Deadline of each request, in ms. */
+  timeoutMs?: number;
+  /** Retries of a failed request (0 when an agent is waiting). */
+  retries?: number;
+}
+
+/** Turns texts into vectors of one model. */
+export interface Embedder {
+  /** Model name; stored vectors are keyed by it, so a new model re-embeds every tool. */
+  readonly model: string;
+  /**
+   * One unit-length (or any, they are normalised) vector per text, in order, all of the same length.
+   * @throws EmbeddingsError when the endpoint fails, times out or answers malformed vectors.
+   */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** Why embedding failed: the endpoint could not be reached or failed, took too long, or answered nonsense. */
+export type EmbeddingsErrorCode = 'unavailable' | 'timeout' | 'bad_response';
+
+/** An embeddings call that failed; search answers lexically instead. */
+export class EmbeddingsError extends Error {
+  override readonly name = 'EmbeddingsError';
+
+  constructor(
+    readonly code: EmbeddingsErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryable = options.retryable ?? code !== 'bad_response';
+  }
+
+  /** A retry may succeed (network failure, 429, 5xx, timeout). */
+  readonly retryable: boolean;
+}
+
+/** Type guard that follows `cause` chains. */
+export function isEmbeddingsError(err: unknown): err is EmbeddingsError {
+  let current: unknown = err;
+  for (let i = 0; i < 8 && current; i++) {
+    if (current instanceof EmbeddingsError) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** `v` scaled to unit length (a zero vector stays zero). */
+export function normalize(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  const n = Math.sqrt(sum);
+  if (n === 0 || Math.abs(n - 1) < 1e-6) return v;
+  const out = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
+  return out;
+}

@@ -1,0 +1,316 @@
+/**
+ * Hybrid tool search: the lexical index fused with a dense (sentence-embedding) ranking, learning
+ * from which tool ran after which search, and an answer in every case — when the embeddings
+ * endpoint is down, slow or wrong, the search is lexical and the reply says so in `note`.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { SearchMode, type SearchToolsResponse } from '@toolhub/contracts';
+
+import { DenseIndex } from './dense-index';
+import { type Embedder, isEmbeddingsError } from './embeddings/embedder';
+import { embeddingKey } from './embeddings/key';
+import { denseOnly, type FusionOptions, fuse, fusionDefaults, type ResolvedFusionOptions } from './fusion';
+import { checkRequest, type ToolSearchRequest } from './request';
+import type { RankHooks, ToolSearchIndex } from './tool-search-index';
+import { type LearnedUse, UsageMemory, type UsageMemoryOptions } from './usage-memory';
+
+/** Where vectors are kept between restarts, keyed by model and text hash (the registry's store). */
+export interface VectorStore {
+  /** The stored vectors of these keys (missing keys are absent from the map). */
+  loadVectors(model: string, keys: readonly string[]): Promise<Map<string, Float32Array>>;
+  saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+}
+
+/** Log lines of the hybrid search (pino-compatible). */
+export interface SearchLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+/** Options of {@link HybridSearch}. */
+export interface HybridSearchOptions {
+  /** The embeddings endpoint; without one every search is lexical. */
+  embedder?: Embedder;
+  /** Vectors survive restarts here; without it, they are kept in memory only. */
+  vectors?: VectorStore;
+  logger?: SearchLogger;
+  fusion?: FusionOptions;
+  /** Deadline of the query-embedding call of a search, in ms (no retry: the agent is waiting). @default 2000 */
+  queryTimeoutMs?: number;
+  /** Tools embedded per request while indexing. @default 64 */
+  embedBatch?: number;
+  /** Learning from use; `false` turns it off. @default {} (on) */
+  learning?: UsageMemoryOptions | false;
+  /** Query vectors cached (agents repeat queries). @default 2000 */
+  queryCacheSize?: number;
+}
+
+/** A search request with the ranking mode and explanation flag of `SearchToolsRequest`. */
+export interface HybridSearchRequest extends ToolSearchRequest {
+  mode?: SearchMode;
+  explain?: boolean;
+}
+
+/** What one vector sync did. */
+export interface VectorSyncReport {
+  /** Tools whose vectors were computed by the endpoint. */
+  embedded: number;
+  /** Tools whose vectors came from the store (unchanged texts after a restart). */
+  loaded: number;
+  /** Tools whose vectors were already in memory. */
+  kept: number;
+  removed: number;
+  /** Tools still without a vector (the endpoint failed). */
+  missing: number;
+}
+
+const silent: SearchLogger = { info() {}, warn() {} };
+/** A failing endpoint is logged at most this often (every search would log otherwise). */
+const LOG_EVERY_MS = 30_000;
+
+/** Lexical + dense search over a {@link ToolSearchIndex}. */
+export class HybridSearch {
+  private readonly fusion: ResolvedFusionOptions;
+  private readonly log: SearchLogger;
+  private dense: DenseIndex | undefined;
+  private readonly queryCache = new Map<string, Float32Array>();
+  private syncing: Promise<VectorSyncReport> | undefined;
+  private syncAgain = false;
+  private lastFailureLog = 0;
+  private failuresSinceLog = 0;
+  /** Learning from use; undefined when switched off. */
+  readonly usage: UsageMemory | undefined;
+
+  constructor(
+    readonly index: ToolSearchIndex,
+    private readonly options: HybridSearchOptions = {},
+  ) {
+    this.fusion = { ...fusionDefaults, ...options.fusion };
+    this.log = options.logger ?? silent;
+    this.usage = options.learning === false ? undefined : new UsageMemory(options.learning ?? {});
+  }
+
+  /** The mode a request without one gets: hybrid with an embeddings endpoint, lexical without. */
+  get defaultMode(): SearchMode {
+    return this.options.embedder ? SearchMode.SEARCH_MODE_HYBRID : SearchMode.SEARCH_MODE_LEXICAL;
+  }
+
+  /** Tools that have a vector. */
+  get embeddedCount(): number {
+    return this.dense?.size ?? 0;
+  }
+
+  /**
+   * Brings the vectors in line with the index: tools whose text changed (or that are new) get a
+   * vector from the store, else from the endpoint; removed tools lose theirs. Unchanged tools
+   * cost nothing, so a restart with a warm store embeds nothing. Calls overlapping a running sync
+   * make it run once more. Never throws: a failing endpoint leaves tools `missing` (logged).
+   */
+  syncVectors(): Promise<VectorSyncReport> {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    this.syncing = (async () => {
+      const total: VectorSyncReport = { embedded: 0, loaded: 0, kept: 0, removed: 0, missing: 0 };
+      try {
+        do {
+          this.syncAgain = false;
+          const r = await this.syncOnce();
+          for (const k of Object.keys(total) as Array<keyof VectorSyncReport>) total[k] = k === 'missing' ? r[k] : total[k] + r[k];
+        } while (this.syncAgain);
+      } finally {
+        this.syncing = undefined;
+      }
+      return total;
+    })();
+    return this.syncing;
+  }
+
+  private async syncOnce(): Promise<VectorSyncReport> {
+    const report: VectorSyncReport = { embedded: 0, loaded: 0, kept: 0, removed: 0, missing: 0 };
+    const embedder = this.options.embedder;
+    if (!embedder) return report;
+    const wanted = new Map<string, { text: string; key: string }>();
+    for (const [id, text] of this.index.embeddingTexts()) wanted.set(id, { text, key: embeddingKey(embedder.model, text) });
+    for (const id of this.dense?.idList() ?? []) {
+      if (!wanted.has(id)) {
+        this.dense!.delete(id);
+        report.removed++;
+      }
+    }
+    // Tools by key: tools with the same text share one vector.
+    const todo = new Map<string, { text: string; ids: string[] }>();
+    for (const [id, w] of wanted) {
+      if (this.dense?.keyOf(id) === w.key) {
+        report.kept++;
+        continue;
+      }
+      const t = todo.get(w.key);
+      if (t) t.ids.push(id);
+      else todo.set(w.key, { text: w.text, ids: [id] });
+    }
+    if (todo.size === 0) return report;
+    const keys = [...todo.keys()];
+    if (this.options.vectors) {
+      for (let i = 0; i < keys.length; i += 1000) {
+        try {
+          const found = await this.options.vectors.loadVectors(embedder.model, keys.slice(i, i + 1000));
+          for (const [key, v] of found) {
+            const t = todo.get(key);
+            if (!t || !this.put(t.ids, key, v)) continue;
+            report.loaded += t.ids.length;
+            todo.delete(key);
+          }
+        } catch (err) {
+          this.log.warn({ err }, 'stored tool vectors could not be read; embedding them again');
+        }
+      }
+    }
+    const rest = [...todo.entries()];
+    const batch = Math.max(1, this.options.embedBatch ?? 64);
+    for (let i = 0; i < rest.length; i += batch) {
+      const chunk = rest.slice(i, i + batch);
+      let vectors: Float32Array[];
+      try {
+        vectors = await embedder.embed(chunk.map(([, t]) => t.text));
+      } catch (err) {
+        report.missing = rest.slice(i).reduce((n, [, t]) => n + t.ids.length, 0);
+        this.log.warn({ err: errText(err), missing: report.missing }, 'embedding tools failed; they are found lexically until the next catalog change');
+        break;
+      }
+      const fresh = new Map<string, Float32Array>();
+      chunk.forEach(([key, t], j) => {
+        if (this.put(t.ids, key, vectors[j]!)) {
+          fresh.set(key, vectors[j]!);
+          report.embedded += t.ids.length;
+        }
+      });
+      try {
+        await this.options.vectors?.saveVectors(embedder.model, fresh);
+      } catch (err) {
+        this.log.warn({ err }, 'tool vectors could not be stored; they will be embedded again after a restart');
+      }
+    }
+    if (report.embedded || report.loaded || report.removed) this.log.info({ ...report, model: embedder.model }, 'tool vectors synced');
+    return report;
+  }
+
+  /** Sets the vector of `ids`; false (and a log line) when its length does not match the index. */
+  private put(ids: readonly string[], key: string, v: Float32Array): boolean {
+    this.dense ??= new DenseIndex(v.length);
+    if (v.length !== this.dense.dimensions) {
+      this.log.warn({ expected: this.dense.dimensions, got: v.length }, 'a tool vector has the wrong number of dimensions; ignored');
+      return false;
+    }
+    for (const id of ids) this.dense.set(id, key, v);
+    return true;
+  }
+
+  /**
+   * Answers a search in the requested mode (default: {@link defaultMode}). Semantic and hybrid
+   * searches that cannot get query vectors — no endpoint, an error, a timeout, vectors of the wrong
+   * length — are answered lexically with a `note`, never with an error.
+   * @throws ToolHubError invalid_argument for a bad request (as {@link ToolSearchIndex.search}).
+   */
+  async search(request: HybridSearchRequest): Promise<SearchToolsResponse> {
+    const checked = checkRequest(request, this.index.options);
+    const wanted = request.mode || this.defaultMode;
+    const queries = checked.queries.map(([, q]) => q);
+    let mode = SearchMode.SEARCH_MODE_LEXICAL;
+    let note = '';
+    let vectors: Array<Float32Array | undefined> = [];
+    if (wanted !== SearchMode.SEARCH_MODE_LEXICAL) {
+      const got = await this.queryVectors(queries);
+      if (typeof got === 'string') note = got;
+      else {
+        vectors = got;
+        mode = wanted;
+        const total = this.index.size;
+        if (this.embeddedCount < total) note = `Semantic ranking covers ${this.embeddedCount} of ${total} tools (the rest are still being embedded); they are found by keywords.`;
+      }
+    }
+    const byIndex = new Map(checked.queries.map(([i], n) => [i, vectors[n]]));
+    const boosts = this.usage && this.usage.size > 0 ? this.usage.boosts(queries, vectors) : undefined;
+    const hooks: RankHooks = { explain: request.explain === true };
+    if (boosts && boosts.size > 0) {
+      hooks.boost = (id) => boosts.get(id) ?? 1;
+      hooks.maxBoost = 1 + (this.usage?.maxBoost ?? 0);
+    }
+    if (mode !== SearchMode.SEARCH_MODE_LEXICAL) {
+      const semanticOnly = mode === SearchMode.SEARCH_MODE_SEMANTIC;
+      hooks.fuse = (i, lexical, accept) => {
+        const v = byIndex.get(i);
+        if (!v || !this.dense) return semanticOnly ? [] : lexical;
+        const dense = this.dense.nearest(v, this.fusion.depth, accept);
+        return semanticOnly ? denseOnly(dense, this.fusion) : fuse(lexical, dense, this.fusion);
+      };
+    }
+    const res = this.index.searchWith(request, hooks);
+    const searchId = randomBytes(9).toString('base64url');
+    this.usage?.rememberSearch(searchId, queries, vectors.length ? vectors : queries.map(() => undefined));
+    return { ...res, searchId, mode, note: [res.note, note].filter(Boolean).join(' ') };
+  }
+
+  /**
+   * Records that `toolId` ran after search `searchId` (from a `tool.called` event). False when the
+   * search is unknown here (too old, another replica answered it) or learning is off.
+   */
+  recordRun(searchId: string, toolId: string, provider: string, atUnixMs?: number): boolean {
+    return this.usage?.recordRun(searchId, toolId, provider, atUnixMs) ?? false;
+  }
+
+  /** What was learned, newest first (for operators). */
+  learned(limit?: number, provider?: string): LearnedUse[] {
+    return this.usage?.recent(limit, provider) ?? [];
+  }
+
+  /** Query vectors, or the note to answer with when there are none. */
+  private async queryVectors(queries: readonly string[]): Promise<Array<Float32Array | undefined> | string> {
+    const embedder = this.options.embedder;
+    if (!embedder) return 'Semantic search is not configured on this registry (no embeddings endpoint); answered by keywords.';
+    if (!this.dense || this.dense.size === 0) return 'Semantic search is not ready (no tool is embedded yet); answered by keywords.';
+    const missing = [...new Set(queries.filter((q) => !this.queryCache.has(q)))];
+    if (missing.length > 0) {
+      try {
+        const got = await embedder.embed(missing, { timeoutMs: this.options.queryTimeoutMs ?? 2000, retries: 0 });
+        const dims = this.dense.dimensions;
+        const wrong = got.find((v) => v.length !== dims);
+        if (wrong) return this.failed(`the embeddings endpoint returned vectors of ${wrong.length} dimensions where ${dims} are expected`, undefined);
+        missing.forEach((q, i) => this.cacheQuery(q, got[i]!));
+      } catch (err) {
+        const why = !isEmbeddingsError(err)
+          ? 'embedding the query failed'
+          : err.code === 'timeout'
+            ? 'the embeddings endpoint is too slow'
+            : err.code === 'bad_response'
+              ? `the embeddings endpoint answered unusable vectors: ${err.message.replace(/^.*? answered /, '').replace(/\.$/, '')}`
+              : 'the embeddings endpoint is unavailable';
+        return this.failed(why, err);
+      }
+    }
+    return queries.map((q) => this.queryCache.get(q));
+  }
+
+  private cacheQuery(q: string, v: Float32Array): void {
+    this.queryCache.set(q, v);
+    const max = this.options.queryCacheSize ?? 2000;
+    if (this.queryCache.size > max) this.queryCache.delete(this.queryCache.keys().next().value!);
+  }
+
+  private failed(why: string, err: unknown): string {
+    this.failuresSinceLog++;
+    const now = Date.now();
+    if (now - this.lastFailureLog >= LOG_EVERY_MS) {
+      this.log.warn({ err: errText(err), failures: this.failuresSinceLog }, `semantic search degraded to keywords: ${why}`);
+      this.lastFailureLog = now;
+      this.failuresSinceLog = 0;
+    }
+    return `Semantic search is unavailable (${why}); answered by keywords.`;
+  }
+}
+
+function errText(err: unknown): string | undefined {
+  return err === undefined ? undefined : err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,173 @@
+/**
+ * Learning from use: which tool an agent ran after which query. A search is remembered for a while
+ * under its search id; when a run comes back with that id, each of the search's queries is kept as
+ * an observation of the tool. A later query close to an observed one (cosine of their embeddings,
+ * or the same words without embeddings) lifts the observed tool — bounded, decaying with age, at
+ * most `maxPerProvider` observations per provider (one busy provider cannot crowd out the rest).
+ */
+import { DenseIndex } from './dense-index';
+
+/** Options of {@link UsageMemory}. */
+export interface UsageMemoryOptions {
+  /** Largest lift: a tool's score is multiplied by at most 1 + maxBoost. @default 0.5 */
+  maxBoost?: number;
+  /** Queries at least this similar (cosine) count as the same need. @default 0.75 */
+  similarity?: number;
+  /** Half-life of an observation's weight, in ms. @default 7 days */
+  halfLifeMs?: number;
+  /** Observations kept per provider (oldest dropped first). @default 2000 */
+  maxPerProvider?: number;
+  /** Searches remembered for runs to refer to. @default 10000 */
+  maxSearches?: number;
+  /** How long a search id can be referred to, in ms. @default 1 hour */
+  searchTtlMs?: number;
+  /** Clock, injectable for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** One learned pair, as operators see it. */
+export interface LearnedUse {
+  toolId: string;
+  provider: string;
+  query: string;
+  atUnixMs: number;
+}
+
+interface Observation extends LearnedUse {
+  key: string;
+  words: string;
+}
+
+interface RememberedSearch {
+  queries: string[];
+  vectors: Array<Float32Array | undefined>;
+  at: number;
+}
+
+const norm = (q: string): string => q.toLowerCase().split(/\W+/u).filter(Boolean).sort().join(' ');
+
+/** The memory of searches and the runs that followed them. */
+export class UsageMemory {
+  private readonly o: Required<UsageMemoryOptions>;
+  private readonly searches = new Map<string, RememberedSearch>();
+  private readonly byProvider = new Map<string, Observation[]>();
+  private readonly byWords = new Map<string, Set<Observation>>();
+  private readonly byKey = new Map<string, Observation>();
+  private vectors: DenseIndex | undefined;
+  private seq = 0;
+
+  constructor(options: UsageMemoryOptions = {}) {
+    this.o = {
+      maxBoost: options.maxBoost ?? 0.5,
+      similarity: options.similarity ?? 0.75,
+      halfLifeMs: options.halfLifeMs ?? 7 * 24 * 3600_000,
+      maxPerProvider: options.maxPerProvider ?? 2000,
+      maxSearches: options.maxSearches ?? 10_000,
+      searchTtlMs: options.searchTtlMs ?? 3600_000,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  get maxBoost(): number {
+    return this.o.maxBoost;
+  }
+
+  /** Number of observations kept. */
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Remembers a search so a run can refer to it by `searchId`. */
+  rememberSearch(searchId: string, queries: readonly string[], vectors: ReadonlyArray<Float32Array | undefined>): void {
+    this.searches.delete(searchId);
+    this.searches.set(searchId, { queries: [...queries], vectors: [...vectors], at: this.o.now() });
+    // Maps iterate in insertion order: the first entries are the oldest.
+    for (const [id] of this.searches) {
+      if (this.searches.size <= this.o.maxSearches) break;
+      this.searches.delete(id);
+    }
+  }
+
+  /**
+   * Records that `toolId` ran after the search `searchId`. False when the search is unknown or
+   * too old (another replica answered it, or the registry restarted since).
+   */
+  recordRun(searchId: string, toolId: string, provider: string, at = this.o.now()): boolean {
+    const search = this.searches.get(searchId);
+    if (!search || at - search.at > this.o.searchTtlMs) return false;
+    search.queries.forEach((query, i) => this.observe({ toolId, provider, query, atUnixMs: at }, search.vectors[i]));
+    return true;
+  }
+
+  /** Adds one observation directly (replaying a log). */
+  observe(use: LearnedUse, vector: Float32Array | undefined): void {
+    const key = `o${++this.seq}`;
+    const obs: Observation = { ...use, key, words: norm(use.query) };
+    this.byKey.set(key, obs);
+    let list = this.byProvider.get(use.provider);
+    if (!list) this.byProvider.set(use.provider, (list = []));
+    list.push(obs);
+    let same = this.byWords.get(obs.words);
+    if (!same) this.byWords.set(obs.words, (same = new Set()));
+    same.add(obs);
+    if (vector) {
+      this.vectors ??= new DenseIndex(vector.length);
+      if (vector.length === this.vectors.dimensions) this.vectors.set(key, key, vector);
+    }
+    if (list.length > this.o.maxPerProvider) this.forget(list.shift()!);
+  }
+
+  /**
+   * Score multipliers (1 to 1 + maxBoost) of the tools observed for queries like these, or an
+   * empty map when none were. With vectors: observations within `similarity`; without: the same words.
+   */
+  boosts(queries: readonly string[], vectors: ReadonlyArray<Float32Array | undefined>): Map<string, number> {
+    const weight = new Map<string, number>();
+    const now = this.o.now();
+    const add = (obs: Observation, sim: number) => {
+      const decay = Math.pow(0.5, Math.max(0, now - obs.atUnixMs) / this.o.halfLifeMs);
+      weight.set(obs.toolId, (weight.get(obs.toolId) ?? 0) + sim * decay);
+    };
+    queries.forEach((q, i) => {
+      const v = vectors[i];
+      if (v && this.vectors && v.length === this.vectors.dimensions) {
+        const t = this.o.similarity;
+        for (const [key, cos] of this.vectors.nearest(v, 64)) {
+          if (cos < t) break;
+          add(this.byKey.get(key)!, (cos - t) / (1 - t));
+        }
+      } else {
+        for (const obs of this.byWords.get(norm(q)) ?? []) add(obs, 1);
+      }
+    });
+    // Saturating: a few close observations give most of the lift, many cannot exceed maxBoost.
+    return new Map([...weight].map(([id, w]) => [id, 1 + this.o.maxBoost * (1 - Math.exp(-w))]));
+  }
+
+  /** The most recent learned pairs, newest first (for operators). */
+  recent(limit = 50, provider?: string): LearnedUse[] {
+    const lists = provider ? [this.byProvider.get(provider) ?? []] : [...this.byProvider.values()];
+    return lists
+      .flat()
+      .sort((a, b) => b.atUnixMs - a.atUnixMs)
+      .slice(0, limit)
+      .map(({ toolId, provider: p, query, atUnixMs }) => ({ toolId, provider: p, query, atUnixMs }));
+  }
+
+  /** Forgets everything learned (searches and observations). */
+  clear(): void {
+    this.searches.clear();
+    this.byProvider.clear();
+    this.byWords.clear();
+    this.byKey.clear();
+    this.vectors = undefined;
+  }
+
+  private forget(obs: Observation): void {
+    this.byKey.delete(obs.key);
+    this.vectors?.delete(obs.key);
+    const same = this.byWords.get(obs.words);
+    same?.delete(obs);
+    if (same?.size === 0) this.byWords.delete(obs.words);
+  }
+}

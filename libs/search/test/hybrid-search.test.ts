@@ -1,0 +1,135 @@
+import { SearchMode } from '@toolhub/contracts';
+import { HybridSearch, type HybridSearchOptions, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
+import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
+
+import { catalog, tool } from './fixtures';
+
+/** Vectors kept in a Map, as the registry's store keeps them across restarts. */
+class MemoryVectors implements VectorStore {
+  readonly data = new Map<string, Float32Array>();
+  async loadVectors(model: string, keys: readonly string[]) {
+    return new Map(keys.filter((k) => this.data.has(`${model}|${k}`)).map((k) => [k, this.data.get(`${model}|${k}`)!]));
+  }
+  async saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>) {
+    for (const [k, v] of vectors) this.data.set(`${model}|${k}`, v);
+  }
+}
+
+const mailTool = tool('mailer', 'deliver_letter', 'Deliver a letter to a recipient inbox.', { path: 'post' });
+
+describe('HybridSearch', () => {
+  let fake: FakeEmbeddingsServer;
+  const warnings: string[] = [];
+  const logger = { info() {}, warn: (_: object, msg?: string) => void warnings.push(msg ?? '') };
+
+  beforeEach(async () => {
+    fake = await startFakeEmbeddingsServer();
+    warnings.length = 0;
+  });
+  afterEach(() => fake.close());
+
+  async function hybrid(options: Partial<HybridSearchOptions> = {}, tools = [...catalog(), mailTool]) {
+    const index = new ToolSearchIndex();
+    index.upsert(tools);
+    const search = new HybridSearch(index, { embedder: new OpenAiEmbeddings({ url: fake.url, retries: 0 }), logger, queryTimeoutMs: 500, ...options });
+    await search.syncVectors();
+    return search;
+  }
+
+  it('is hybrid by default with an endpoint, and finds by meaning what keywords miss', async () => {
+    const search = await hybrid();
+    const lexical = await search.search({ queries: ['send email'], mode: SearchMode.SEARCH_MODE_LEXICAL });
+    expect(lexical.hits.map((h) => h.id)).not.toContain('mailer:deliver_letter');
+    const res = await search.search({ queries: ['send email'], explain: true });
+    expect(res.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    expect(res.note).toBe('');
+    expect(res.searchId).toMatch(/^[A-Za-z0-9_-]{8,}$/);
+    const hit = res.hits.find((h) => h.id === 'mailer:deliver_letter');
+    expect(hit?.matchedOn).toBe('semantic');
+    const semantic = await search.search({ queries: ['send email'], mode: SearchMode.SEARCH_MODE_SEMANTIC, limit: 3 });
+    expect(semantic.mode).toBe(SearchMode.SEARCH_MODE_SEMANTIC);
+    expect(semantic.hits.map((h) => h.id)).toContain('mailer:deliver_letter');
+  });
+
+  it('is lexical without an endpoint, and says so when semantic search is asked for', async () => {
+    const index = new ToolSearchIndex();
+    index.upsert(catalog());
+    const search = new HybridSearch(index);
+    expect(search.defaultMode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+    const plain = await search.search({ queries: ['create issue'] });
+    expect(plain).toMatchObject({ mode: SearchMode.SEARCH_MODE_LEXICAL, note: '' });
+    expect(plain.hits[0]?.id).toBe('github:create_issue');
+    const asked = await search.search({ queries: ['create issue'], mode: SearchMode.SEARCH_MODE_HYBRID });
+    expect(asked.mode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+    expect(asked.note).toMatch(/not configured/);
+    expect(asked.hits).toEqual(plain.hits);
+  });
+
+  it.each([
+    ['down', 'unavailable', (f: FakeEmbeddingsServer) => (f.behaviour = 'error')],
+    ['slow', 'too slow', (f: FakeEmbeddingsServer) => (f.behaviour = 'slow')],
+    ['answering vectors of the wrong length', 'dimensions', (f: FakeEmbeddingsServer) => (f.behaviour = 'wrong-dimensions')],
+  ])('answers by keywords with a note and a log line when the endpoint is %s', async (_label, words, breakIt) => {
+    const search = await hybrid();
+    const lexical = await search.search({ queries: ['create issue', 'weather forecast'], mode: SearchMode.SEARCH_MODE_LEXICAL });
+    breakIt(fake);
+    const res = await search.search({ queries: ['create issue', 'weather forecast'] });
+    expect(res.mode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+    expect(res.note).toMatch(/^Semantic search is unavailable/);
+    expect(res.note).toContain(words);
+    expect(res.hits).toEqual(lexical.hits);
+    expect(warnings.some((w) => w.includes('degraded to keywords'))).toBe(true);
+  });
+
+  it('keeps filters, several queries and suggestions in hybrid and semantic mode', async () => {
+    const search = await hybrid();
+    for (const mode of [SearchMode.SEARCH_MODE_HYBRID, SearchMode.SEARCH_MODE_SEMANTIC]) {
+      const res = await search.search({ queries: ['create issue', 'send email'], provider: 'github', mode, explain: true });
+      expect(res.hits.length).toBeGreaterThan(0);
+      expect(res.hits.every((h) => h.provider === 'github')).toBe(true);
+      const both = await search.search({ queries: ['create issue', 'send email'], mode, limit: 10 });
+      expect(new Set(both.hits.flatMap((h) => h.queryIndexes))).toEqual(new Set([0, 1]));
+      const none = await search.search({ queries: ['create issue'], provider: 'githib', mode });
+      expect(none.hits).toEqual([]);
+      expect(none.suggestions[0]).toBe('github:');
+    }
+  });
+
+  it('embeds only tools whose text changed, and nothing after a restart with the same store', async () => {
+    const vectors = new MemoryVectors();
+    const first = await hybrid({ vectors });
+    const all = catalog().length + 1;
+    expect(fake.embedded).toHaveLength(all);
+    expect(vectors.data.size).toBe(all);
+
+    fake.embedded.length = 0;
+    first.index.upsert([tool('github', 'create_issue', 'Open a new issue in a repository, with labels.', { path: 'github/issues' })]);
+    first.index.remove(['mailer:deliver_letter']);
+    expect(await first.syncVectors()).toMatchObject({ embedded: 1, removed: 1, kept: all - 2 });
+    expect(fake.embedded).toEqual([expect.stringContaining('with labels')]);
+
+    // A restarted registry: a fresh index and search over the same store.
+    fake.embedded.length = 0;
+    const again = await hybrid({ vectors });
+    expect(fake.embedded).toEqual([]);
+    expect(again.embeddedCount).toBe(all);
+  });
+
+  it('learns which tool ran after a search and lifts it for similar searches, bounded; off when switched off', async () => {
+    const search = await hybrid();
+    const before = await search.search({ queries: ['repository'], limit: 10 });
+    const last = before.hits[before.hits.length - 1]!;
+    expect(search.recordRun(before.searchId, last.id, last.provider)).toBe(true);
+    const after = await search.search({ queries: ['repository'], limit: 10, explain: true });
+    const lifted = after.hits.find((h) => h.id === last.id)!;
+    expect(after.hits.indexOf(lifted)).toBeLessThan(before.hits.findIndex((h) => h.id === last.id) + 1);
+    expect(lifted.matchedOn).toContain('usage');
+    expect(search.learned()).toEqual([expect.objectContaining({ toolId: last.id, query: 'repository' })]);
+    expect(search.recordRun('no-such-search', last.id, last.provider)).toBe(false);
+
+    const off = await hybrid({ learning: false });
+    const res = await off.search({ queries: ['repository'], limit: 10 });
+    expect(off.recordRun(res.searchId, last.id, last.provider)).toBe(false);
+    expect((await off.search({ queries: ['repository'], limit: 10 })).hits).toEqual(res.hits);
+  });
+});
