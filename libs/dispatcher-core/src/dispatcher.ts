@@ -274,7 +274,10 @@ export class Dispatcher {
               'Call tool_info again and build the arguments from the new schema.',
           );
         }
-        const result = await this.runChain(primary, args, req, call, deadline, (attempts, fallback) => (outcome = { ...outcome, attempts, fallback }));
+        // Without a timeout from the caller, the tool's own default applies (a cloud document's
+        // `timeout`, an MCP server's), within the dispatcher's maximum and the caller's deadline.
+        const runDeadline = req.timeoutMs || !info.defaultTimeoutMs ? deadline : Math.min(started + Math.min(info.defaultTimeoutMs, this.options.maxRunTimeoutMs), call.deadline);
+        const result = await this.runChain(primary, args, req, call, runDeadline, (attempts, fallback) => (outcome = { ...outcome, attempts, fallback }));
         const toolError = result.status === RunStatus.RUN_STATUS_TOOL_ERROR;
         outcome = { ...outcome, status: toolError ? 'tool_error' : 'ok', code: toolError ? ErrorCode.ERROR_CODE_FAILED : ErrorCode.ERROR_CODE_UNSPECIFIED };
         return { ...result, latencyMs: Date.now() - started };

@@ -28,6 +28,19 @@ const tools: ToolDefinition<never>[] = [
       });
     },
   },
+  {
+    name: 'quick_default',
+    path: 'time',
+    description: 'Waits a long time, but declares a 150 ms default timeout (like a cloud document timeout).',
+    inputSchema: objectSchema,
+    defaultTimeoutMs: 150,
+    run: (_a, ctx) =>
+      new Promise((resolve) => {
+        lastDeadline = ctx.deadline;
+        const t = setTimeout(() => resolve(textResult('done')), 10_000);
+        ctx.signal.addEventListener('abort', () => clearTimeout(t));
+      }),
+  },
 ];
 
 describe('dispatcher over the in-process bus', () => {
@@ -138,6 +151,13 @@ describe('dispatcher over the in-process bus', () => {
     expect((await client.runTool({ provider: 'local', name: 'echo_text', arguments: { text: 'still here' } })).content).toEqual([{ text: 'still here' }]);
   });
 
+  it("applies the tool's own default timeout when the call sets none", async () => {
+    const before = Date.now();
+    const err = await failure(client.runTool({ provider: 'local', name: 'quick_default' }));
+    expect(err.code).toBe(status.DEADLINE_EXCEEDED);
+    expect(lastDeadline).toBeLessThanOrEqual(before + 1000);
+  });
+
   it('passes the caller gRPC deadline through to the adapter', async () => {
     const before = Date.now();
     const err = await failure(client.runTool({ provider: 'local', name: 'slow_wait' }, { deadlineMs: 300 }));
@@ -159,7 +179,7 @@ describe('dispatcher over the in-process bus', () => {
     while (Date.now() < deadline && !events.some((e) => e.status === 'timeout')) await new Promise((r) => setTimeout(r, 20));
     await consumer.close();
     const statuses = new Set(events.map((e) => `${e.toolId} ${e.status}`));
-    expect(statuses).toEqual(new Set(['local:echo_text ok', 'local:always_fails tool_error', 'local:slow_wait timeout', 'local:echo_text invalid_argument', 'nope:echo_text not_found']));
+    expect(statuses).toEqual(new Set(['local:echo_text ok', 'local:always_fails tool_error', 'local:slow_wait timeout', 'local:quick_default timeout', 'local:echo_text invalid_argument', 'nope:echo_text not_found']));
     expect(new Set(events.map((e) => e.eventId)).size).toBe(events.length);
     expect(events.every((e) => e.timestampUnixMs > 0 && e.attempts === 1)).toBe(true);
   });
