@@ -27,12 +27,14 @@ import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '@toolhub/store';
 import { mongoUrl, scratchDir, spawnProcess, startNatsServer } from '@toolhub/test-harness';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 
 import { byProvider, callEvents, loadCatalog, percentiles, REPO_ROOT, searchWorkload, table, writeResult } from './data';
+import { serverCpu } from './server-cpu';
 
 type Backend = 'mongo' | 'embedded';
-type Mode = 'live' | 'backlog';
+type Mode = 'live' | 'backlog' | 'trickle';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,7 +52,10 @@ const TOOLS = Number(arg('tools', '500'));
 const CATALOG = Number(arg('catalog', '5000'));
 const SEARCHES = Number(arg('searches', '2000'));
 const BACKENDS = arg('backends', 'mongo,embedded').split(',') as Backend[];
-const MODES = arg('modes', 'live,backlog').split(',') as Mode[];
+const MODES = arg('modes', 'live,backlog,trickle').split(',') as Mode[];
+/** Trickle mode: events per second, as dispatchers serving calls publish them, and for how long. */
+const TRICKLE_RATE = Number(arg('trickle-rate', '500'));
+const TRICKLE_SECONDS = Number(arg('trickle-seconds', '10'));
 /** Registry `statsBatch` (events per store write); unset = the registry's default. */
 const STATS_BATCH = process.argv.includes('--stats-batch') ? Number(arg('stats-batch', '0')) : undefined;
 const SKIP_SEARCH = process.argv.includes('--no-search');
@@ -70,7 +75,28 @@ interface OpenStore {
   label: string;
   /** The embedded store's directory. */
   dir?: string;
+  /** The MongoDB URL (MongoRegistryStore). */
+  url?: string;
   dispose(): Promise<void>;
+}
+
+/** CPU time of this process so far, ms. */
+function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Publishes `events` at `perSecond`, in 10 ms ticks (each tick waits for the stream's acks). */
+async function publishPaced(bus: NatsBus, events: readonly ToolCalled[], perSecond: number, subject?: string): Promise<void> {
+  const perTick = Math.max(1, Math.round(perSecond / 100));
+  const start = Date.now();
+  for (let i = 0, tick = 0; i < events.length; i += perTick, tick++) {
+    await Promise.all(
+      events.slice(i, i + perTick).map((e) => bus.publishEvent(subject ?? eventSubject('tool.called', e.provider), ToolCalled.encode(e).finish(), { msgId: `${subject ?? ''}${e.eventId}` })),
+    );
+    const wait = start + (tick + 1) * 10 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
 }
 
 async function openStore(backend: Backend): Promise<OpenStore> {
@@ -84,7 +110,8 @@ async function openStore(backend: Backend): Promise<OpenStore> {
   const store = await MongoRegistryStore.connect({ url, dbName });
   return {
     store,
-    label: process.env['MONGO_URL'] ? 'MongoRegistryStore (MONGO_URL)' : 'MongoRegistryStore (private FerretDB 1.24, SQLite)',
+    label: process.env['MONGO_URL'] ? 'MongoRegistryStore (MONGO_URL)' : 'MongoRegistryStore (private FerretDB 1.24)',
+    url,
     dispose: async () => {
       await store.close();
       const { MongoClient } = await import('mongodb');
@@ -123,36 +150,67 @@ interface IngestionResult {
   /** Publishing alone (live mode: while the registry consumes). */
   publishSeconds?: number;
   counted: number;
+  /**
+   * CPU per event of the ingestion, µs: the registry (this process; in trickle mode minus the
+   * publisher's own cost, measured by publishing as many events nobody consumes) and the
+   * database server processes (FerretDB and its PostgreSQL, found by port). Not in live mode.
+   */
+  cpuUsPerEvent?: { registry: number; database: number; total: number; databaseProcesses: string };
 }
 
 async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof loadCatalog>): Promise<IngestionResult> {
   const nats = await startNatsServer();
-  const { store, label, dispose } = await openStore(backend);
+  const { store, label, dispose, url } = await openStore(backend);
   const publisher = await NatsBus.connect({ servers: nats.url, name: 'bench-dispatcher' });
   const registryBus = await NatsBus.connect({ servers: nats.url, name: 'bench-registry' });
   const run = randomUUID().slice(0, 8);
-  const count = backend === 'mongo' ? MONGO_EVENTS : EVENTS;
+  const count = mode === 'trickle' ? Math.round(TRICKLE_RATE * TRICKLE_SECONDS) : backend === 'mongo' ? MONGO_EVENTS : EVENTS;
   const events = callEvents(tools.slice(0, TOOLS), count, run);
+  const db = url ? serverCpu(url) : undefined;
+  const dbCpu = () => db?.cpuMs() ?? 0;
   let registry: Registry | undefined;
   try {
     let started: number;
     let publishSeconds: number | undefined;
+    let cpu0 = 0;
+    let db0 = 0;
+    let publisherCpuMs = 0;
+    const startRegistry = () => Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
     if (mode === 'live') {
-      registry = await Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
+      registry = await startRegistry();
       started = now();
       await publishAll(publisher, events);
       publishSeconds = (now() - started) / 1e9;
-    } else {
+    } else if (mode === 'backlog') {
       await publishAll(publisher, events);
       started = now();
-      registry = await Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
+      cpu0 = ownCpuMs();
+      db0 = dbCpu();
+      registry = await startRegistry();
+    } else {
+      // The publisher's own cost at this rate: the same events to a subject nobody consumes.
+      const p0 = ownCpuMs();
+      await publishPaced(publisher, events, TRICKLE_RATE, `toolhub.v1.events.bench.${run}`);
+      publisherCpuMs = ownCpuMs() - p0;
+      registry = await startRegistry();
+      started = now();
+      cpu0 = ownCpuMs();
+      db0 = dbCpu();
+      await publishPaced(publisher, events, TRICKLE_RATE);
+      publishSeconds = (now() - started) / 1e9;
     }
     const r = registry;
     await waitUntil(() => r.ingested >= count, 15 * 60_000, `${count} events in ${label}`);
     const seconds = (now() - started) / 1e9;
+    let cpuUsPerEvent: IngestionResult['cpuUsPerEvent'];
+    if (mode !== 'live') {
+      const registryUs = ((ownCpuMs() - cpu0 - publisherCpuMs) * 1000) / count;
+      const databaseUs = ((dbCpu() - db0) * 1000) / count;
+      cpuUsPerEvent = { registry: Math.round(registryUs), database: Math.round(databaseUs), total: Math.round(registryUs + databaseUs), databaseProcesses: db?.label ?? (backend === 'embedded' ? 'none (in process)' : 'not found (not local?)') };
+    }
     const counted = (await store.listToolStats({ sortBy: 'calls', limit: 1000 })).reduce((sum, s) => sum + s.calls, 0);
     if (counted !== count) log(`WARNING: ${label} counted ${counted} calls, expected ${count}`);
-    return { backend, store: label, mode, events: count, tools: TOOLS, seconds: round(seconds, 3), eventsPerSecond: Math.round(count / seconds), publishSeconds: publishSeconds && round(publishSeconds, 3), counted };
+    return { backend, store: label, mode, events: count, tools: TOOLS, seconds: round(seconds, 3), eventsPerSecond: Math.round(count / seconds), publishSeconds: publishSeconds && round(publishSeconds, 3), counted, cpuUsPerEvent };
   } finally {
     await registry?.close();
     await registryBus.close();
@@ -289,6 +347,27 @@ async function search(backend: Backend, tools: ReturnType<typeof loadCatalog>): 
   }
 }
 
+/**
+ * The CPU of one RunTool, all processes (agent, dispatcher, adapter, nats-server), from `--call-cpu-us`
+ * or from the dispatcher benchmark's last result (bench/results/dispatcher.json): the cheapest
+ * RunTool row, i.e. at concurrency 64, so the 10% aim is checked against the smallest call.
+ */
+function callCpuReference(): { us: number; source: string } | undefined {
+  const given = Number(arg('call-cpu-us', 'NaN'));
+  if (Number.isFinite(given)) return { us: given, source: `--call-cpu-us ${given}` };
+  try {
+    const file = `${REPO_ROOT}/bench/results/dispatcher.json`;
+    const d = JSON.parse(readFileSync(file, 'utf8')) as { date: string; rows: Array<{ name: string; concurrency: number; cpuUsPerCall: Record<string, number> }> };
+    const rows = d.rows.filter((r) => r.name.startsWith('RunTool via dispatcher (gRPC'));
+    const costs = rows.map((r) => ({ c: r.concurrency, us: Object.values(r.cpuUsPerCall).reduce((a, b) => a + b, 0) }));
+    const cheapest = costs.sort((a, b) => a.us - b.us)[0];
+    if (!cheapest) return undefined;
+    return { us: cheapest.us, source: `RunTool via dispatcher at concurrency ${cheapest.c}, all processes, from bench/results/dispatcher.json of ${d.date} (${costs.map((x) => `@${x.c}: ${x.us} µs`).join(', ')})` };
+  } catch {
+    return undefined;
+  }
+}
+
 function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
@@ -317,14 +396,28 @@ async function main(): Promise<void> {
   const targets = { ingestionEventsPerSecond: 5000, searchP99Ms: 5 };
   const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
 
+  const call = callCpuReference();
   const out: string[] = [];
-  out.push(`## Statistics ingestion (tool.called events over ${TOOLS} real tools, Zipf s=1; registry statsBatch ${STATS_BATCH ?? 'default'})`, '');
+  out.push(`## Statistics ingestion (tool.called events over ${TOOLS} real tools, Zipf s=1; registry statsBatch ${STATS_BATCH ?? 'default'}; trickle ${TRICKLE_RATE}/s)`, '');
   out.push(
     table(
-      ['store', 'mode', 'events', 'events/s', 'seconds', 'publish s', 'counted', `≥ ${targets.ingestionEventsPerSecond}/s`],
-      ingestionResults.map((r) => [r.store, r.mode, r.events.toLocaleString('en'), r.eventsPerSecond.toLocaleString('en'), r.seconds, r.publishSeconds ?? '–', r.counted.toLocaleString('en'), r.eventsPerSecond >= targets.ingestionEventsPerSecond ? 'yes' : 'no']),
+      ['store', 'mode', 'events', 'events/s', 'seconds', 'publish s', 'counted', `≥ ${targets.ingestionEventsPerSecond}/s`, 'CPU µs/event registry + db = total', call ? `≤ 10% of a call (${call.us} µs)` : '≤ 10% of a call'],
+      ingestionResults.map((r) => [
+        r.store,
+        r.mode,
+        r.events.toLocaleString('en'),
+        r.eventsPerSecond.toLocaleString('en'),
+        r.seconds,
+        r.publishSeconds ?? '–',
+        r.counted.toLocaleString('en'),
+        r.mode === 'trickle' ? '–' : r.eventsPerSecond >= targets.ingestionEventsPerSecond ? 'yes' : 'no',
+        r.cpuUsPerEvent ? `${r.cpuUsPerEvent.registry} + ${r.cpuUsPerEvent.database} = ${r.cpuUsPerEvent.total}` : '–',
+        r.cpuUsPerEvent && call ? `${r.cpuUsPerEvent.total <= call.us / 10 ? 'yes' : 'no'} (${Math.round((100 * r.cpuUsPerEvent.total) / call.us)}%)` : '–',
+      ]),
     ),
   );
+  if (call) out.push('', `Call CPU: ${call.source}.`);
+  (result as Record<string, unknown>)['callCpuReference'] = call;
   const s = searchResult;
   if (s) {
     out.push('', `## Search over ${s.catalog.toLocaleString('en')} real tools (${s.providers} providers; ${s.searches} requests, limit 10)`, '');
