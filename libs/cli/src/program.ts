@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 
+import { adapterInitCommand, type AdapterInitOptions } from './commands/adapter-init';
 import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
 import { lsCommand, type LsOptions } from './commands/ls';
@@ -40,7 +41,8 @@ Examples:
   toolhub run local math_calculate --arg expression='17% * 2340'
   toolhub run mcp everything_echo --args '{"message":"hi"}' --json
   toolhub stats --sort failure_rate
-  toolhub preload suggest`;
+  toolhub preload suggest
+  toolhub adapter init my-adapter --provider weather`;
 
 /** Builds the program; `state.code` receives the exit code of the command that ran. */
 function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
@@ -76,6 +78,15 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
         session?.close();
       }
     };
+
+  program
+    .command('adapter')
+    .description('adapter development')
+    .command('init')
+    .description('scaffold an adapter repository: SDK, one tool, a test, a Dockerfile and CI running the conformance kit')
+    .argument('<dir>', 'directory to create (must be new or empty)')
+    .option('--provider <name>', 'provider name (default: from the directory name)')
+    .action(act<[string, AdapterInitOptions]>(adapterInitCommand));
 
   program
     .command('providers')

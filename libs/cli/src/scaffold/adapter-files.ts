@@ -1,0 +1,153 @@
+/**
+ * The files of a new adapter repository (`toolhub adapter init`): the SDK dependency, one tool, a
+ * unit test, a Dockerfile and CI that runs the conformance kit against the adapter on nats-server.
+ * Plain template strings, so the CLI ships no template folder.
+ */
+
+/** Versions the scaffold depends on: the published packages this CLI was built with. */
+export const SCAFFOLD_VERSIONS = { sdk: '~0.2.0', bus: '^0.2.0', contracts: '^1.1.0', conformance: '^0.1.0' } as const;
+
+/** Relative path → content. */
+export type ScaffoldFiles = Record<string, string>;
+
+/** The files for provider `provider` (a valid provider name). */
+export function adapterFiles(provider: string): ScaffoldFiles {
+  const tool = `${provider}_hello`.slice(0, 64);
+  const pkg = {
+    name: `${provider.replace(/_/g, '-')}-toolhub-adapter`,
+    version: '0.1.0',
+    private: true,
+    description: `ToolHub adapter for ${provider}`,
+    scripts: {
+      build: 'tsc -p .',
+      start: 'node dist/src/main.js',
+      test: 'tsc -p . && node --test dist/test/',
+      conformance: `toolhub-adapter-conformance --provider ${provider} --run-tool ${tool} --run-args '{"name":"CI"}'`,
+    },
+    engines: { node: '>=20.19' },
+    dependencies: { '@toolhub/adapter-sdk': SCAFFOLD_VERSIONS.sdk, '@toolhub/bus': SCAFFOLD_VERSIONS.bus, '@toolhub/contracts': SCAFFOLD_VERSIONS.contracts, '@opentelemetry/api': '^1.9.0' },
+    devDependencies: { '@toolhub/adapter-conformance': SCAFFOLD_VERSIONS.conformance, '@types/node': '^20.19.0', typescript: '^5.9.0' },
+  };
+  return {
+    'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, outDir: 'dist', rootDir: '.', types: ['node'] }, include: ['src', 'test'] }, null, 2)}\n`,
+    '.gitignore': 'node_modules/\ndist/\n',
+    'src/tools.ts': `import { jsonResult, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { ToolHubError } from '@toolhub/contracts';
+
+/** The tools of provider ${provider}. Names: ^[a-z][a-z0-9_]{0,63}$; paths: lower-case segments. */
+export const tools: ToolDefinition<never>[] = [
+  {
+    name: '${tool}',
+    path: 'greetings',
+    description: 'Greets a person by name and returns the greeting. Use to check the adapter works. Not for anything else.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string', description: 'Who to greet' } }, required: ['name'] },
+    annotations: { readOnly: true, idempotent: true },
+    async run(args: { name: string }) {
+      // Errors travel by code: the agent gets INVALID_ARGUMENT with this message and field.
+      if (args.name.trim() === '') throw ToolHubError.invalidArgument('name must not be empty, e.g. "Ada".', [{ field: '/name', message: 'empty' }]);
+      return jsonResult({ greeting: \`Hello, \${args.name}!\` });
+    },
+  },
+];
+`,
+    'src/main.ts': `import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
+
+import { tools } from './tools';
+
+const PROVIDER = '${provider}';
+
+void (async () => {
+  const bus = await NatsBus.connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: \`\${PROVIDER}-adapter\` });
+  const service = await serveAdapter(bus, { provider: PROVIDER, ...staticCatalog(PROVIDER, tools) });
+  // SIGTERM: stop taking work, finish in-flight calls, then leave the bus.
+  process.once('SIGTERM', () => void service.close().then(() => bus.close()));
+  console.log(\`adapter \${PROVIDER} ready\`);
+})();
+`,
+    'test/tools.test.ts': `import { AdapterClient, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { InProcessBus } from '@toolhub/bus';
+import { isToolHubError, RunStatus } from '@toolhub/contracts';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { tools } from '../src/tools';
+
+const bus = new InProcessBus();
+const client = new AdapterClient(bus);
+const run = (args: Record<string, unknown>) =>
+  client.run('${provider}', { name: '${tool}', arguments: args, deadlineUnixMs: Date.now() + 5000, idempotencyKey: '', caller: 'test' }, { timeoutMs: 5000 });
+
+before(async () => {
+  await serveAdapter(bus, { provider: '${provider}', ...staticCatalog('${provider}', tools) }, { announceOnStart: false });
+});
+after(() => bus.close());
+
+test('greets by name', async () => {
+  const res = await run({ name: 'Ada' });
+  assert.equal(res.status, RunStatus.RUN_STATUS_OK);
+  assert.deepEqual(res.structured, { greeting: 'Hello, Ada!' });
+});
+
+test('refuses an empty name with invalid_argument', async () => {
+  await assert.rejects(run({ name: ' ' }), (err) => isToolHubError(err, 'invalid_argument'));
+});
+`,
+    Dockerfile: `FROM node:20-slim AS build
+WORKDIR /app
+COPY package*.json tsconfig.json ./
+RUN npm ci
+COPY src src
+COPY test test
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY package.json .
+USER node
+CMD ["node", "dist/src/main.js"]
+`,
+    '.github/workflows/ci.yml': `name: ci
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    services:
+      nats:
+        image: nats:2.10
+        ports: ['4222:4222']
+    env:
+      NATS_URL: nats://127.0.0.1:4222
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with: { node-version: 20 }
+      - run: npm ci
+      - run: npm test
+      # The adapter against the ToolHub adapter contract, over a real NATS server.
+      - run: |
+          npm start > adapter.log 2>&1 &
+          for i in $(seq 1 30); do grep -q ready adapter.log && break; sleep 1; done
+          npx toolhub-adapter-conformance --nats "$NATS_URL" --provider ${provider} --run-tool ${tool} --run-args '{"name":"CI"}'
+`,
+    'README.md': `# ${pkg.name}
+
+A [ToolHub](https://example.invalid/toolhub) adapter: provider \`${provider}\`.
+
+\`\`\`sh
+npm install
+npm test                      # unit tests (in-process bus)
+NATS_URL=nats://127.0.0.1:4222 npm start
+npm run conformance           # the ToolHub adapter conformance kit against the running adapter
+\`\`\`
+
+Add tools in \`src/tools.ts\`. Throw \`ToolHubError.invalidArgument / notFound\` for the caller's
+mistakes, return \`toolError('…')\` when the tool itself fails. See ADAPTERS.md in the ToolHub
+repository for the contract, the versioning promise and how to release.
+`,
+  };
+}
