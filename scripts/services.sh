@@ -22,7 +22,13 @@
 #   MONGO_PORT, FERRETDB_VERSION (default v1.24.2), EMBEDDINGS_PORT, TOOLHUB_EMBEDDINGS=0 (do not
 #   start the embeddings server), PYTHON (default python3), PG_PORT (default 27432),
 #   TOOLHUB_FERRETDB_HANDLER=postgresql|sqlite (default postgresql: FerretDB 1.24 uses the `_id`
-#   index only there; on SQLite it scans whole collections, ~10x slower statistics ingestion).
+#   index only there; on SQLite it scans whole collections, ~10x slower statistics ingestion),
+#   TOOLHUB_NATS_AUTH=1 (NATS with per-service users and subject permissions from
+#   deploy/nats/toolhub-auth.conf; passwords generated once into $DIR/nats-auth.env as
+#   NATS_<USER>_PASSWORD; run a service with NATS_USER=<user> NATS_PASSWORD=<its password>
+#   NATS_INBOX_PREFIX=_INBOX_<user>; `up` exports the admin user's credentials so tools and tests connect). Off by default: the shared CI NATS stays open
+#   so every test keeps working unchanged; test/e2e/nats-auth.int.test.ts covers auth with its own
+#   nats-server.
 #
 # stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
 set -euo pipefail
@@ -285,8 +291,25 @@ stop() {
   log "$name stopped"
 }
 
+# Generates the NATS users' passwords once (kept in $DIR/nats-auth.env) and loads them.
+nats_auth_env() {
+  local f="$DIR/nats-auth.env" u
+  if [ ! -f "$f" ]; then
+    (umask 077 && : >"$f")
+    for u in DISPATCHER REGISTRY ADAPTER_LOCAL ADAPTER_MCP ADAPTER_CLOUD ADMIN; do
+      echo "export NATS_${u}_PASSWORD=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>"$f"
+    done
+  fi
+  # shellcheck disable=SC1090
+  . "$f"
+  export NATS_DISPATCHER_PASSWORD NATS_REGISTRY_PASSWORD NATS_ADAPTER_LOCAL_PASSWORD NATS_ADAPTER_MCP_PASSWORD NATS_ADAPTER_CLOUD_PASSWORD NATS_ADMIN_PASSWORD
+}
+
 print_env() {
   echo "export NATS_URL=nats://$HOST:$NATS_PORT"
+  if [ "${TOOLHUB_NATS_AUTH:-0}" = 1 ]; then
+    echo "export NATS_USER=admin NATS_PASSWORD=$NATS_ADMIN_PASSWORD  # services: see $DIR/nats-auth.env"
+  fi
   echo "export REDIS_URL=redis://$HOST:$REDIS_PORT"
   echo "export MONGO_URL=mongodb://$HOST:$MONGO_PORT/"
   if [ "${EMBEDDINGS_UP:-0}" = 1 ]; then echo "export TOOLHUB_EMBEDDINGS_URL=http://$HOST:$EMBEDDINGS_PORT/v1"; fi
@@ -295,8 +318,13 @@ print_env() {
 cmd_up() {
   install_all
   mkdir -p "$DIR/nats" "$DIR/redis" "$DIR/mongo" "$DIR/mongo-state"
+  local nats_conf=()
+  if [ "${TOOLHUB_NATS_AUTH:-0}" = 1 ]; then
+    nats_auth_env
+    nats_conf=(-c "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/deploy/nats/toolhub-auth.conf")
+  fi
   start nats "$NATS_PORT" nats_ok nats-server \
-    nats-server -js -a "$HOST" -p "$NATS_PORT" -sd "$DIR/nats"
+    nats-server "${nats_conf[@]}" -js -a "$HOST" -p "$NATS_PORT" -sd "$DIR/nats"
   start redis "$REDIS_PORT" redis_ok redis-server \
     redis-server --port "$REDIS_PORT" --bind "$HOST" --save '' --appendonly no --dir "$DIR/redis"
   start_mongo

@@ -75,7 +75,7 @@ export class Authenticator {
     const bearer = creds.authorization?.match(/^\s*Bearer\s+(\S+)\s*$/i)?.[1];
     const token = bearer ?? creds.apiKey?.trim();
     if (token) {
-      if (this.jwt && JWT_SHAPE.test(token)) return this.jwt.verify(token);
+      if (this.jwt && JWT_SHAPE.test(token)) return this.jwt.cached(token) ?? this.jwt.verify(token);
       if (this.keys) return this.keys.authenticate(token);
       throw unauthenticated(`This server does not accept that kind of credential; it accepts: ${this.methods.join(', ')}.`);
     }

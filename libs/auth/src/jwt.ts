@@ -75,8 +75,8 @@ export class JwtVerifier {
    */
   async verify(token: string): Promise<Principal> {
     const now = Date.now();
-    const hit = this.cache.get(token);
-    if (hit && hit.until > now) return hit.principal;
+    const hit = this.cached(token);
+    if (hit) return hit;
     const o = this.options;
     let payload;
     try {
@@ -90,6 +90,12 @@ export class JwtVerifier {
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(token, { principal, until: Math.min(exp, now + o.cacheMs) });
     return principal;
+  }
+
+  /** The principal of a token verified recently and not expired since, without a promise (the per-call fast path). */
+  cached(token: string): Principal | undefined {
+    const hit = this.cache.get(token);
+    return hit && hit.until > Date.now() ? hit.principal : undefined;
   }
 
   close(): void {
