@@ -9,3 +9,5 @@ export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
 export { suggestPreload, preloadScore } from './suggest';
 export { parseOverlaysFile, applyOverlaysFile, overlaysFileSchema, type OverlaysFile } from './overlays-file';
 export { toRegisteredTool, toToolInfo, toWireStats } from './convert';
+export { CatalogSync, type CatalogSyncOptions, screenForStore } from './catalog-sync';
+export { ProviderLiveness, type LivenessOptions } from './liveness';

@@ -7,6 +7,8 @@
 import { errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
+  ADAPTER_DISCOVERY_SUBJECT,
+  ADAPTER_HEARTBEAT_SUBJECT,
   CatalogResyncRequest,
   type CatalogSyncStatus,
   GetCatalogStatusRequest,
@@ -35,6 +37,7 @@ import type { PreloadList, RegistryStore, StoredTool, ToolStats, ToolStatsSort, 
 
 import { CatalogSync, type CatalogSyncOptions } from './catalog-sync';
 import { toRegisteredTool, toToolInfo } from './convert';
+import { type LivenessOptions, ProviderLiveness } from './liveness';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
 import { buildPreloadSet } from './preload-set';
@@ -44,6 +47,8 @@ import { suggestPreload } from './suggest';
 export interface RegistryOptions {
   /** Paged catalog sync: page timeout and retries (see CatalogSyncOptions). */
   catalogSync?: CatalogSyncOptions;
+  /** When a provider counts as down for search (heartbeat TTL, start-up grace; see LivenessOptions). */
+  liveness?: LivenessOptions;
   /** Durable consumer name of the statistics ingestion (shared by registry replicas). @default 'registry-stats' */
   statsConsumer?: string;
   /**
@@ -95,6 +100,8 @@ export class Registry {
   private consumerClosed = false;
 
   private readonly catalogSync: CatalogSync;
+  /** Which providers have a live adapter replica (from heartbeats). */
+  readonly liveness: ProviderLiveness;
   /** Events ingested since start (for benchmarks and health). */
   get ingested(): number {
     return this.ingestion?.ingested ?? 0;
@@ -106,13 +113,15 @@ export class Registry {
     readonly bus: Bus,
     readonly store: RegistryStore,
     readonly search: ToolSearchIndex,
-    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync' | 'search'>>,
+    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync' | 'search' | 'liveness'>>,
     logger: SdkLogger | undefined,
     catalogSyncOptions: CatalogSyncOptions = {},
     searchOptions: RegistryOptions['search'] = {},
+    livenessOptions: LivenessOptions = {},
   ) {
     this.events = new ChangeEvents(bus);
     this.log = logger ?? silent;
+    this.liveness = new ProviderLiveness(Date.now(), livenessOptions);
     this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions);
     this.hybrid = new HybridSearch(search, { ...searchOptions, vectors: store, logger: this.log });
   }
@@ -127,6 +136,7 @@ export class Registry {
       options.logger,
       options.catalogSync,
       options.search,
+      options.liveness,
     );
     registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
     // In the background: vectors of unchanged tools come from the store; searches meanwhile are
@@ -142,7 +152,9 @@ export class Registry {
         }
       }, { queue: QUEUE });
     registry.subs.push(
-      await serve('search', async (m) => SearchToolsResponse.encode(await registry.hybrid.search(SearchToolsRequest.decode(m.data))).finish()),
+      await serve('search', async (m) => SearchToolsResponse.encode(registry.liveness.markHits(await registry.hybrid.search(SearchToolsRequest.decode(m.data)))).finish()),
+      // Heartbeats tell which providers have a live replica: hits of the others rank last, marked.
+      await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.liveness.onHeartbeat(m.data)),
       await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),
       await serve('info', async (m) => {
         const req = GetToolRequest.decode(m.data);
@@ -166,6 +178,7 @@ export class Registry {
       onRecorded: (events) => registry.learnFrom(events),
     });
     bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
+    bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array()); // heartbeats now, not in up to 5 s
     return registry;
   }
 
