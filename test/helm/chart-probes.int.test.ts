@@ -10,13 +10,14 @@
  */
 import { connectAgent, type AgentClient } from '../e2e/support/stack';
 import { freePort, mongoUrl, type NatsServerHandle, redisUrl, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
+import { Metadata } from '@grpc/grpc-js';
 import { execFile, execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 
 import { healthClient } from '../../libs/ops/test/health-client';
 
@@ -50,7 +51,7 @@ interface Manifest {
   metadata: { name: string };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
-  spec?: { template: { spec: { containers: Container[]; volumes?: Array<{ name: string; configMap?: { name: string }; emptyDir?: object }> } } };
+  spec?: { template: { spec: { containers: Container[]; volumes?: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string }; emptyDir?: object }> } } };
 }
 
 interface Running {
@@ -60,10 +61,11 @@ interface Running {
   port(name: string): number;
 }
 
-/** Renders one component chart with local endpoints and free ports. */
-async function render(helm: string, component: Component, sets: Record<string, string>): Promise<Manifest[]> {
-  const args = ['template', component, join(ROOT, 'deploy/helm', component), '--kube-version', '1.33.0'];
-  for (const [k, v] of Object.entries(sets)) args.push('--set-string', `${k}=${v}`);
+/** Renders one component chart with local endpoints and free ports (`values` as a values file). */
+async function render(helm: string, component: Component, values: Record<string, unknown>): Promise<Manifest[]> {
+  const file = join(scratchDir(`chart-values-${component}`), 'values.yaml');
+  writeFileSync(file, stringify(values));
+  const args = ['template', component, join(ROOT, 'deploy/helm', component), '--kube-version', '1.33.0', '-f', file];
   const { stdout } = await run(helm, args, { maxBuffer: 16 * 1024 * 1024 });
   return parseAllDocuments(stdout)
     .map((d) => d.toJS() as Manifest | null)
@@ -82,6 +84,7 @@ async function start(component: Component, manifests: Manifest[]): Promise<Runni
     const dir = scratchDir(`chart-${component}-${mount.name}`);
     // Config files name paths in the image (/app/...): the same files are in this checkout.
     if (volume?.configMap) for (const [file, content] of Object.entries(byName('ConfigMap', volume.configMap.name)?.data ?? {})) writeFileSync(join(dir, file), content.replaceAll(' /app/', ` ${ROOT}/`));
+    if (volume?.secret) for (const [file, content] of Object.entries(byName('Secret', volume.secret.secretName)?.stringData ?? {})) writeFileSync(join(dir, file), content);
     paths.unshift([mount.mountPath, dir]);
   }
   const local = (value: string) => {
@@ -108,6 +111,11 @@ describe('the Helm chart starts what it declares', () => {
   let nats: NatsServerHandle;
   const running = new Map<Component, Running>();
   let agent: AgentClient;
+  // The chart's API-serving components refuse to start without auth: one agent key for this test.
+  const apiKey = `chart-test-${randomUUID()}`;
+  const auth = { metadata: new Metadata() };
+  auth.metadata.set('x-api-key', apiKey);
+  const apiKeys = JSON.stringify({ keys: [{ name: 'chart-test', sha256: createHash('sha256').update(apiKey).digest('hex'), roles: ['agent'] }] });
 
   beforeAll(async () => {
     helm = tool('HELM', 'helm');
@@ -119,16 +127,14 @@ describe('the Helm chart starts what it declares', () => {
     const [mongo, redis] = await Promise.all([mongoUrl(), redisUrl()]);
     const suffix = randomUUID().slice(0, 8);
     for (const component of COMPONENTS) {
-      const sets: Record<string, string> = {
-        'nats.url': nats.url,
-        'ports.health': String(await freePort()),
-        'ports.metrics': String(await freePort()),
-      };
-      if (component === 'dispatcher') Object.assign(sets, { 'ports.api': String(await freePort()), 'secret.values.REDIS_URL': redis });
-      if (component === 'registry') {
-        Object.assign(sets, { 'ports.api': String(await freePort()), 'secret.values.MONGO_URL': mongo, 'env.TOOLHUB_MONGO_DB': `chart_${suffix}`, 'env.TOOLHUB_STATS_CONSUMER': `chart_${suffix}` });
+      const values: Record<string, unknown> = { nats: { url: nats.url }, ports: { health: await freePort(), metrics: await freePort() } };
+      if (component === 'dispatcher' || component === 'registry') {
+        Object.assign(values, { auth: { existingSecret: '', apiKeys } });
+        (values['ports'] as Record<string, number>)['api'] = await freePort();
       }
-      running.set(component, await start(component, await render(helm, component, sets)));
+      if (component === 'dispatcher') values['secret'] = { values: { REDIS_URL: redis } };
+      if (component === 'registry') Object.assign(values, { secret: { values: { MONGO_URL: mongo } }, env: { TOOLHUB_MONGO_DB: `chart_${suffix}`, TOOLHUB_STATS_CONSUMER: `chart_${suffix}` } });
+      running.set(component, await start(component, await render(helm, component, values)));
     }
     agent = connectAgent(`127.0.0.1:${running.get('dispatcher')!.port('grpc-api')}`);
   });
@@ -167,11 +173,11 @@ describe('the Helm chart starts what it declares', () => {
   });
 
   it('counts the RunTool calls of a short load in the dispatcher metrics, and every app serves /metrics', async () => {
-    await waitFor(async () => (await agent.listProviders({})).providers.some((p) => p.provider === 'local' && p.healthy), { timeoutMs: 60_000 });
+    await waitFor(async () => (await agent.listProviders({}, auth)).providers.some((p) => p.provider === 'local' && p.healthy), { timeoutMs: 60_000 });
     const ok = 12;
     const missing = 4;
-    await Promise.all(Array.from({ length: ok }, (_, i) => agent.runTool({ provider: 'local', name: 'math_calculate', arguments: { expression: `${i} + 1` }, caller: 'chart-test' })));
-    for (let i = 0; i < missing; i++) await agent.runTool({ provider: 'local', name: 'no_such_tool', arguments: {}, caller: 'chart-test' }).catch(() => undefined);
+    await Promise.all(Array.from({ length: ok }, (_, i) => agent.runTool({ provider: 'local', name: 'math_calculate', arguments: { expression: `${i} + 1` }, caller: 'chart-test' }, auth)));
+    for (let i = 0; i < missing; i++) await agent.runTool({ provider: 'local', name: 'no_such_tool', arguments: {}, caller: 'chart-test' }, auth).catch(() => undefined);
 
     const scrape = async (component: Component) => (await fetch(`http://127.0.0.1:${running.get(component)!.port('http-metrics')}/metrics`)).text();
     const dispatcher = await scrape('dispatcher');

@@ -61,6 +61,15 @@ spec:
             - { name: TOOLHUB_METRICS_PORT, value: {{ .Values.ports.metrics | quote }} }
             # npm/npx caches of MCP servers and other home-directory writes land on the writable /tmp.
             - { name: HOME, value: /tmp }
+            {{- if .Values.ports.api }}
+            {{- if .Values.auth.allowUnauthenticated }}
+            # Only behind a proxy that authenticates every call.
+            - { name: TOOLHUB_ALLOW_UNAUTHENTICATED, value: "true" }
+            {{- else }}
+            # API keys (hashed), re-read when the Secret changes; JWT/mTLS settings go in env.
+            - { name: TOOLHUB_AUTH_API_KEYS, value: /run/toolhub/api-keys }
+            {{- end }}
+            {{- end }}
             {{- range $name, $value := .Values.env }}
             - { name: {{ $name }}, value: {{ tpl (toString $value) $ | quote }} }
             {{- end }}
@@ -95,6 +104,9 @@ spec:
             {{- if .Values.configFiles }}
             - { name: config, mountPath: {{ .Values.configMountPath }}, readOnly: true }
             {{- end }}
+            {{- if and .Values.ports.api (not .Values.auth.allowUnauthenticated) }}
+            - { name: api-keys, mountPath: /run/toolhub/api-keys, readOnly: true }
+            {{- end }}
             {{- with .Values.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -104,6 +116,10 @@ spec:
         {{- if .Values.configFiles }}
         - name: config
           configMap: { name: {{ include "toolhub.fullname" . }} }
+        {{- end }}
+        {{- if and .Values.ports.api (not .Values.auth.allowUnauthenticated) }}
+        - name: api-keys
+          secret: { secretName: {{ include "toolhub.authSecretName" . }} }
         {{- end }}
         {{- with .Values.extraVolumes }}
         {{- toYaml . | nindent 8 }}

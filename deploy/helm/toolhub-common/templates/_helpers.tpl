@@ -40,6 +40,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "toolhub.serviceaccount" . }}
 {{ include "toolhub.configmap" . }}
 {{ include "toolhub.secret" . }}
+{{ include "toolhub.authSecret" . }}
 {{ include "toolhub.deployment" . }}
 {{ include "toolhub.service" . }}
 {{ include "toolhub.hpa" . }}
