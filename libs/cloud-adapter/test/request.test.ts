@@ -164,3 +164,49 @@ describe('parameter styles', () => {
     expect(() => joinUrl(new URL('http://h.test/api'), '/a/../../b')).toThrow(/would leave the API's base URL/);
   });
 });
+
+describe('bodies and transport headers from real documents', () => {
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'Bodies', version: '1' },
+    servers: [{ url: 'https://api.example.com' }],
+    paths: {
+      '/avatar': {
+        post: {
+          operationId: 'upload',
+          requestBody: { content: { 'multipart/form-data': { schema: { type: 'object', properties: { pic: { type: 'string', format: 'binary' }, meta: { type: 'object' }, tags: { type: 'array', items: { type: 'string' } } } } } } },
+          responses: { '201': { description: 'ok' } },
+        },
+      },
+      '/apps': {
+        post: {
+          operationId: 'createApp',
+          parameters: [{ name: 'Content-Type', in: 'header', required: true, schema: { type: 'string', enum: ['application/json', 'application/yaml'] } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '201': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const mapped = mapOperations('cloud', doc, { alias: 'b' });
+  const entry = (name: string) => mapped.entries.find((e) => e.info.name === name)!;
+  const base = new URL('https://api.example.com');
+
+  it('sends multipart/form-data: a file part, a JSON part and one part per array item', () => {
+    const req = buildRequest(entry('b_upload'), base, { body: { pic: 'PNG', meta: { a: 1 }, tags: ['x', 'y'] } }, 1 << 20);
+    const boundary = /^multipart\/form-data; boundary=(toolhub-[0-9a-f-]+)$/.exec(req.headers['content-type']!)![1]!;
+    expect(req.body).toBe(
+      `--${boundary}\r\nContent-Disposition: form-data; name="pic"; filename="pic"\r\nContent-Type: application/octet-stream\r\n\r\nPNG\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"a":1}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\ny\r\n--${boundary}--\r\n`,
+    );
+  });
+
+  it('sends a declared Content-Type the caller chose, and the body media type otherwise', () => {
+    const chosen = buildRequest(entry('b_create_app'), base, { 'Content-Type': 'application/yaml', body: { name: 'x' } }, 1 << 20);
+    expect(chosen.headers['content-type']).toBe('application/yaml');
+    const fallback = buildRequest(entry('b_create_app'), base, { body: { name: 'x' } }, 1 << 20);
+    expect(fallback.headers['content-type']).toBe('application/json');
+    expect(entry('b_create_app').info.inputSchema!.required).toEqual(['body']);
+  });
+});
