@@ -11,10 +11,11 @@ import { CONTRACT_VERSION, ErrorCode, RunStatus } from '@toolhub/contracts';
 import { mongoUrl, natsUrl, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { cliRunner } from '../../libs/cli/test/support/run-cli';
 import { connectAgent, failure, type AgentClient, type RegistryProcess, startDispatcherProcess, startRegistry } from '../e2e/support/stack';
 import { compileFixture, installPacked, packPackages, timings } from './support/packages';
 
@@ -30,9 +31,10 @@ describe('an adapter built from the packed npm packages, outside the workspace',
   let registry: RegistryProcess | undefined;
   let agent: AgentClient;
   let nats: string;
+  let tarballs: Record<string, string>;
 
   beforeAll(async () => {
-    const tarballs = await packPackages();
+    tarballs = await packPackages();
     dir = scratchDir('packed-adapter');
     await installPacked(dir, tarballs, { '@opentelemetry/api': '^1.9.0', '@types/node': '^20.19.0' });
     await compileFixture(join(__dirname, 'fixtures', 'team-adapter'), dir);
@@ -110,6 +112,21 @@ describe('an adapter built from the packed npm packages, outside the workspace',
     const { stdout } = await run('npx', args, { cwd: dir, maxBuffer: 4 * 1024 * 1024 });
     expect(stdout).toMatch(/^deadline\.honoured\s+PASS/m);
     expect(stdout).toMatch(/\d+ passed, 0 failed, 2 skipped/);
+  });
+
+  it('scaffolds an adapter with toolhub adapter init whose own tests pass on the packed packages', async () => {
+    const scaffold = join(scratchDir('scaffold'), 'weather');
+    const cli = await cliRunner({})(['adapter', 'init', scaffold, '--provider', 'weather']);
+    expect(cli.code).toBe(0);
+    // The scaffold names registry versions; here they come from the tarballs instead.
+    const pkgFile = join(scaffold, 'package.json');
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    for (const deps of [pkg.dependencies, pkg.devDependencies]) for (const name of Object.keys(deps)) if (tarballs[name]) deps[name] = `file:${tarballs[name]}`;
+    writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: scaffold, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['test'], { cwd: scaffold, maxBuffer: 16 * 1024 * 1024 });
+    expect(stdout).toMatch(/# pass 2/);
+    expect(stdout).toMatch(/# fail 0/);
   });
 
   it('delivers a run past its deadline as DEADLINE_EXCEEDED (timeout)', async () => {
