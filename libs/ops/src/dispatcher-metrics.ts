@@ -45,7 +45,8 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
     labelNames: ['provider', 'tool', 'fallback'] as const,
     registers,
   });
-  // Children by key: prom-client hashes label objects on every observe; a Map of strings is cheaper.
+  // Children by key, resolved once per series (it also bounds the series: see MAX_RUN_SERIES). Measured
+  // on the shared CI machine: ~3 µs per RunTool either way (prom-client with a labels object: the same).
   const series = new Map<string, { tool: string; histogram: { observe(v: number): void } }>();
   dispatcher.callEvents.observe((event: ToolCalled) => {
     const code = codeName(event.errorCode);
