@@ -484,6 +484,7 @@ export class Dispatcher {
             // precise TIMEOUT reply wins over a generic bus timeout.
             { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: tracked.headers },
           ),
+          { name: info.name },
         ),
         tracked.lost,
         ...(abandoned ? [abandoned] : []),
@@ -554,13 +555,22 @@ export class Dispatcher {
    * Refuses a provider of another contract major (FAILED_PRECONDITION, saying what to upgrade) and
    * turns "nobody serves this provider" into NOT_FOUND naming the providers that do exist.
    */
-  private async guardProvider<T>(provider: string, fn: () => Promise<T>): Promise<T> {
+  private async guardProvider<T>(provider: string, fn: () => Promise<T>, knownTool?: { name: string }): Promise<T> {
     // Replicas of another contract major are heard but never called: their messages may differ.
     const refusal = this.providers.refusal(provider);
     if (refusal) throw new ToolHubError('failed_precondition', `${refusal} Ask the operators; other providers still work.`);
     try {
       return await fn();
     } catch (err) {
+      if (isToolHubError(err, 'unavailable') && !this.providers.has(provider) && knownTool) {
+        // The tool exists (the registry or the cache knows it): its provider is down, not unknown.
+        const since = this.providers.downSince(provider);
+        throw ToolHubError.unavailable(
+          `Provider ${JSON.stringify(provider)} has no live replica${since !== undefined ? ` since ${new Date(since).toISOString()}` : ''}, so ${toolId(provider, knownTool.name)} cannot run now. ` +
+            'Retry later, or use tool_search to find an equivalent tool of another provider.',
+          err,
+        );
+      }
       if (isToolHubError(err, 'unavailable') && !this.providers.has(provider)) {
         const known = this.providers.known();
         throw ToolHubError.notFound(

@@ -71,12 +71,22 @@ export class ProviderDirectory {
     this.stoppingListeners.push(listener);
   }
 
+  /** When each provider's last replica went away (stopping or silent past the TTL), unix ms. */
+  private readonly lostAt = new Map<string, number>();
+
+  /** Since when `provider` has had no replica, if it had one before; undefined when never seen or live. */
+  downSince(provider: string, now = Date.now()): number | undefined {
+    if (this.has(provider, now)) return undefined;
+    return this.lostAt.get(provider);
+  }
+
   /** Forgets replicas not heard from within the TTL. */
   sweep(now = Date.now()): void {
     for (const [provider, byInstance] of this.replicas) {
       for (const [id, r] of byInstance) {
         if (now - r.lastSeen > this.ttlMs) {
           byInstance.delete(id);
+          if (byInstance.size === 0) this.lostAt.set(provider, r.lastSeen + this.ttlMs);
           this.emitGone(provider, id, `no heartbeat for ${now - r.lastSeen} ms`);
         }
       }
@@ -93,6 +103,7 @@ export class ProviderDirectory {
     if (!byInstance) this.replicas.set(health.provider, (byInstance = new Map()));
     if (!health.healthy && health.detail === 'stopping') {
       if (byInstance.delete(health.instanceId)) for (const l of this.stoppingListeners) l(health.provider, health.instanceId);
+      if (byInstance.size === 0) this.lostAt.set(health.provider, now);
     } else byInstance.set(health.instanceId, { health, lastSeen: now, contract: checkContractCompatibility(health.contractVersion) });
   }
 
