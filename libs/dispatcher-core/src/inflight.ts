@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 interface Tracked {
   provider: string;
   instanceId?: string;
+  startedAt: number;
   fail: (err: ToolHubError) => void;
 }
 
@@ -74,7 +75,7 @@ export class InflightTracker {
     const lost = new Promise<never>((_, reject) => (fail = reject));
     // The race may already be decided when the loss arrives; never leave a rejection unhandled.
     lost.catch(() => {});
-    const tracked: Tracked = { provider, fail };
+    const tracked: Tracked = { provider, fail, startedAt: Date.now() };
     this.calls.set(callId, tracked);
     return {
       headers: { [HEADER_ACK_SUBJECT]: ackSubject(this.dispatcherId, callId) },
@@ -117,6 +118,37 @@ export class InflightTracker {
     }, drainMs);
     timer.unref();
     this.graceTimers.add(timer);
+  }
+
+  /**
+   * Fails every tracked call: the bus connection is gone, so no reply can arrive (NATS.js would
+   * keep the requests until the reconnect). Returns how many failed.
+   */
+  failAll(reason: string): number {
+    const n = this.calls.size;
+    for (const [id, call] of this.calls) {
+      this.calls.delete(id);
+      call.fail(lostCall(`The connection to NATS was lost (${reason}) while this call was running, so its answer cannot arrive.`));
+    }
+    return n;
+  }
+
+  /**
+   * Fails the calls no replica acknowledged within `olderThanMs`. A live replica acknowledges as
+   * soon as it reads a request; none doing so for seconds means the one NATS gave it to is frozen
+   * (SIGSTOP, a stuck event loop) — NATS keeps routing to it until its connection times out. The
+   * caller retries where that is safe. Returns how many failed, by provider.
+   */
+  failUnacknowledged(olderThanMs: number): Map<string, number> {
+    const cutoff = Date.now() - olderThanMs;
+    const failed = new Map<string, number>();
+    for (const [id, call] of this.calls) {
+      if (call.instanceId !== undefined || call.startedAt > cutoff) continue;
+      this.calls.delete(id);
+      call.fail(lostCall(`No ${call.provider} adapter replica acknowledged this call within ${olderThanMs} ms; the replica NATS handed it to is probably frozen.`));
+      failed.set(call.provider, (failed.get(call.provider) ?? 0) + 1);
+    }
+    return failed;
   }
 
   /** The replicas that hold at least one in-flight call, as `[provider, instanceId]`. */

@@ -21,6 +21,12 @@ export interface ReplicaProbeOptions {
   timeoutMs?: number;
   /** Unanswered probes in a row before a frozen replica counts as gone. @default 2 */
   maxMissed?: number;
+  /** Runs no replica acknowledged for this long fail (retried where safe); 0 never. @default 3000 */
+  ackTimeoutMs?: number;
+  /** Runs failed because no replica acknowledged them. */
+  onUnacknowledged?: (provider: string, failed: number) => void;
+  /** The bus connection was lost with calls in flight; they were failed (`failed` of them). */
+  onBusLost?: (failed: number, detail: string) => void;
   /** A replica was found gone; its in-flight calls were failed (`failed` of them). */
   onGone?: (provider: string, instanceId: string, reason: string, failed: number) => void;
 }
@@ -48,8 +54,16 @@ export class ReplicaProbe {
   }
 
   private round(): void {
-    // While NATS itself is down every probe would fail; the bus state says so and runs fail fast.
-    if (this.bus.connection && !this.bus.connection().connected) return;
+    // While NATS itself is down every probe would fail; the bus state says so, new runs fail fast,
+    // and the runs in flight cannot get their answers: fail them now rather than at the reconnect.
+    const connection = this.bus.connection?.();
+    if (connection && !connection.connected) {
+      const failed = this.inflight.failAll(connection.detail);
+      if (failed > 0) this.options.onBusLost?.(failed, connection.detail);
+      return;
+    }
+    const ackTimeoutMs = this.options.ackTimeoutMs ?? 3000;
+    if (ackTimeoutMs > 0) for (const [provider, n] of this.inflight.failUnacknowledged(ackTimeoutMs)) this.options.onUnacknowledged?.(provider, n);
     for (const [provider, instanceId] of this.inflight.heldReplicas()) {
       const key = `${provider}\u0000${instanceId}`;
       if (this.probing.has(key)) continue;

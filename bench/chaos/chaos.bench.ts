@@ -1,0 +1,87 @@
+/**
+ * The chaos suite, by one command:
+ *
+ *   npx tsx bench/chaos/chaos.bench.ts
+ *
+ * Starts the multi-process deployment (bench/chaos/stack.ts), runs every scenario of
+ * bench/chaos/scenarios.ts one after the other on it, then 2,000 concurrent calls, prints a table
+ * and writes bench/results/chaos.json. `CHAOS_ONLY=<name>[,<name>]` runs some scenarios (and
+ * `overload-2000` by that name); `CHAOS_BUILT=1` runs the apps' built JavaScript from dist/ where
+ * built (`node scripts/build.mjs apps/<app> src/main.ts`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+import { runOverload, runScenario, SCENARIOS, type ScenarioResult } from './scenarios';
+import { startChaosStack } from './stack';
+
+const ROOT = join(__dirname, '../..');
+const OUT = resolve(ROOT, process.env['CHAOS_OUT'] ?? 'bench/results/chaos.json');
+const ONLY = process.env['CHAOS_ONLY']?.split(',').filter(Boolean);
+const wanted = (name: string): boolean => !ONLY || ONLY.includes(name);
+
+/** The aims of issue 11, checked per row. */
+function verdict(r: ScenarioResult): string {
+  const problems: string[] = [];
+  if (r.lost > 0) problems.push(`${r.lost} lost`);
+  if (r.doubleCounted > 0) problems.push(`${r.doubleCounted} double-counted`);
+  if (!r.statsExact) problems.push('stats ≠ client');
+  if (r.inFlightResolvedMs !== undefined && r.inFlightResolvedMs > 2000) problems.push(`in-flight calls resolved after ${r.inFlightResolvedMs} ms (aim 2 s)`);
+  if (r.p99AdmittedMs !== undefined && r.p99AdmittedMs >= 1000) problems.push(`p99 admitted ${r.p99AdmittedMs} ms (aim < 1 s)`);
+  if (r.dispatcherPeakRssMiB !== undefined && r.dispatcherPeakRssMiB >= 300) problems.push(`RSS ${r.dispatcherPeakRssMiB} MiB (aim < 300)`);
+  if (r.scenario.startsWith('overload') && !r.failedByCode['RESOURCE_EXHAUSTED']) problems.push('nothing shed');
+  return problems.length ? problems.join('; ') : 'met';
+}
+
+function table(rows: ScenarioResult[]): string {
+  const head = ['scenario', 'sent', 'ok', 'failed by code', 'recovery ms', 'in-flight resolved ms', 'answered', 'uncertain', 'stats Δ', 'lost', 'double', 'catch-up ms', 'p99 ms', 'aims'];
+  const body = rows.map((r) => [
+    r.scenario,
+    String(r.sent),
+    String(r.ok),
+    Object.entries(r.failedByCode).map(([k, v]) => `${k} ${v}`).join(', ') || '-',
+    String(r.recoveryMs),
+    r.inFlightResolvedMs === undefined ? '' : String(r.inFlightResolvedMs),
+    String(r.answered),
+    String(r.uncertain),
+    String(r.statsDelta),
+    String(r.lost),
+    String(r.doubleCounted),
+    String(r.statsCatchUpMs),
+    r.p99AdmittedMs === undefined ? String(r.p99Ms) : `${r.p99Ms} (admitted ${r.p99AdmittedMs}, RSS ${r.dispatcherPeakRssMiB} MiB)`,
+    verdict(r),
+  ]);
+  const widths = head.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const stack = await startChaosStack({ built: process.env['CHAOS_BUILT'] === '1', mcp: SCENARIOS.some((s) => s.name === 'mcp-child-kill' && wanted(s.name)) });
+  const rows: ScenarioResult[] = [];
+  try {
+    for (const s of SCENARIOS.filter((x) => wanted(x.name))) {
+      process.stderr.write(`chaos: ${s.name}…\n`);
+      rows.push(await runScenario(stack, s));
+      process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
+    }
+    if (wanted('overload-2000')) {
+      process.stderr.write('chaos: overload-2000…\n');
+      rows.push(await runOverload(stack));
+    }
+  } finally {
+    await stack.close();
+  }
+  process.stdout.write(`${table(rows)}\n`);
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, JSON.stringify({ at: new Date().toISOString(), rows: rows.map((r) => ({ ...r, aims: verdict(r) })) }, null, 2));
+  process.stdout.write(`wrote ${OUT}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`chaos suite failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

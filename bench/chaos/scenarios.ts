@@ -1,0 +1,212 @@
+/**
+ * Chaos scenarios: RunTool load through the dispatcher while one part of the deployment is killed
+ * or frozen, then healed. Each reports calls sent, failures by gRPC code, how long failures went on
+ * (recovery), and whether the registry's statistics moved by exactly the number of calls the
+ * dispatcher answered (every answered RunTool emits one `tool.called` event, shed and failed ones
+ * included). Calls the client could not tell apart (the dispatcher itself died mid-call: no reply
+ * and no ToolHub error) are reported as uncertain: each may or may not have an event.
+ */
+import { Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import { GRPC_ERROR_TRAILER, type RunToolRequest, type RunToolResponse } from '@toolhub/contracts';
+import { childrenOf, waitFor } from '@toolhub/test-harness';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { statsBaseline } from '../../test/e2e/support/stack';
+import type { ChaosStack } from './stack';
+
+/** One scenario's numbers. */
+export interface ScenarioResult {
+  scenario: string;
+  sent: number;
+  ok: number;
+  /** Failures by gRPC status name. */
+  failedByCode: Record<string, number>;
+  /** From the fault until the last failed call ended (0: nothing failed). */
+  recoveryMs: number;
+  /** For replica faults: when the last call in flight at the fault ended (answered, retried or failed), from the fault. */
+  inFlightResolvedMs?: number;
+  /** Calls the dispatcher answered (OK or a ToolHub error): each must be counted once. */
+  answered: number;
+  uncertain: number;
+  statsDelta: number;
+  lost: number;
+  doubleCounted: number;
+  statsExact: boolean;
+  /** Time after the load ended until the statistics included every answered call. */
+  statsCatchUpMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Of calls that ran (not shed). */
+  p99AdmittedMs?: number;
+  dispatcherPeakRssMiB?: number;
+  note?: string;
+}
+
+interface CallRecord {
+  start: number;
+  end: number;
+  code: number;
+  answered: boolean;
+}
+
+/** A fault: `inject` breaks something, `heal` repairs it (both awaited). */
+export interface Scenario {
+  name: string;
+  /** The tool the load calls. @default local:math_calculate */
+  tool?: { provider: string; name: string; args: Record<string, unknown> };
+  concurrency?: number;
+  /** How long the fault lasts before `heal`. @default 4000 */
+  faultMs?: number;
+  inject(stack: ChaosStack): Promise<void>;
+  heal(stack: ChaosStack): Promise<void>;
+  /** Faults on a replica: report how fast the calls it held were resolved. */
+  replicaFault?: boolean;
+}
+
+const NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([k, v]) => [v, k])) as Record<number, string>;
+
+function runTool(stack: ChaosStack, req: Partial<RunToolRequest>, deadlineMs: number): Promise<CallRecord> {
+  const start = Date.now();
+  const full: RunToolRequest = { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '', ...req };
+  return new Promise((resolve) => {
+    stack.client.runTool(full, new Metadata(), { deadline: start + deadlineMs }, (err: ServiceError | null, _res?: RunToolResponse) => {
+      const end = Date.now();
+      if (!err) return resolve({ start, end, code: GrpcStatus.OK, answered: true });
+      // A ToolHub error carries the ErrorInfo trailer; a dead dispatcher or a client-side deadline does not.
+      const answered = err.metadata?.get(GRPC_ERROR_TRAILER).length > 0;
+      resolve({ start, end, code: err.code, answered });
+    });
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits until the dispatcher has no event left to publish (its outbox drained). */
+async function eventsFlushed(stack: ChaosStack, timeoutMs: number): Promise<void> {
+  await waitFor(async () => (await stack.status().catch(() => undefined))?.pendingEvents === 0, { timeoutMs, intervalMs: 200, message: 'the dispatcher to publish its pending events' });
+}
+
+async function toolCalls(stack: ChaosStack, toolId: string): Promise<number> {
+  const base = await statsBaseline(stack.nats.url, stack.admin, [toolId], 180_000);
+  return base.get(toolId)?.calls ?? 0;
+}
+
+/** Runs load, injects the fault after `warmMs`, heals it after `faultMs`, runs `afterMs` more, then checks the statistics. */
+export async function runScenario(stack: ChaosStack, s: Scenario, timing = { warmMs: 2000, afterMs: 4000 }): Promise<ScenarioResult> {
+  const tool = s.tool ?? { provider: 'local', name: 'math_calculate', args: { expression: '6 * 7' } };
+  const toolId = `${tool.provider}:${tool.name}`;
+  const before = await toolCalls(stack, toolId);
+  const records: CallRecord[] = [];
+  let stop = false;
+  let n = 0;
+  const worker = async (): Promise<void> => {
+    while (!stop) records.push(await runTool(stack, { provider: tool.provider, name: tool.name, arguments: tool.args, caller: `chaos-${s.name}-${n++ % 8}` }, 10_000));
+  };
+  const workers = Array.from({ length: s.concurrency ?? 16 }, worker);
+  await sleep(timing.warmMs);
+  const faultAt = Date.now();
+  await s.inject(stack);
+  await sleep(s.faultMs ?? 4000);
+  await s.heal(stack);
+  await sleep(timing.afterMs);
+  stop = true;
+  await Promise.all(workers);
+  const loadEnd = Date.now();
+  return summarize(stack, s.name, toolId, before, records, faultAt, loadEnd, s.replicaFault);
+}
+
+async function summarize(stack: ChaosStack, name: string, toolId: string, before: number, records: CallRecord[], faultAt: number, loadEnd: number, replicaFault?: boolean, extra: Partial<ScenarioResult> = {}): Promise<ScenarioResult> {
+  await eventsFlushed(stack, 120_000);
+  const answered = records.filter((r) => r.answered).length;
+  const uncertain = records.length - answered;
+  const after = await toolCalls(stack, toolId);
+  const statsCatchUpMs = Date.now() - loadEnd;
+  const delta = after - before;
+  const failed = records.filter((r) => r.code !== GrpcStatus.OK);
+  const failedByCode: Record<string, number> = {};
+  for (const r of failed) failedByCode[NAMES[r.code] ?? String(r.code)] = (failedByCode[NAMES[r.code] ?? String(r.code)] ?? 0) + 1;
+  const latencies = records.map((r) => r.end - r.start).sort((a, b) => a - b);
+  const lastFailure = Math.max(0, ...failed.filter((r) => r.end >= faultAt).map((r) => r.end));
+  const heldAtFault = records.filter((r) => r.start <= faultAt && r.end >= faultAt);
+  return {
+    scenario: name,
+    sent: records.length,
+    ok: records.length - failed.length,
+    failedByCode,
+    recoveryMs: lastFailure ? lastFailure - faultAt : 0,
+    ...(replicaFault ? { inFlightResolvedMs: Math.max(0, ...heldAtFault.map((r) => r.end - faultAt)) } : {}),
+    answered,
+    uncertain,
+    statsDelta: delta,
+    lost: Math.max(0, answered - delta),
+    doubleCounted: Math.max(0, delta - answered - uncertain),
+    statsExact: uncertain === 0 ? delta === answered : delta >= answered && delta <= answered + uncertain,
+    statsCatchUpMs,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    ...extra,
+  };
+}
+
+/**
+ * 2,000 calls at once from 2,000 callers: the dispatcher admits what it can run or queue and sheds
+ * the rest at once with RESOURCE_EXHAUSTED; admitted calls stay fast and memory bounded.
+ */
+export async function runOverload(stack: ChaosStack, calls = 2000): Promise<ScenarioResult> {
+  const toolId = 'local:math_calculate';
+  const before = await toolCalls(stack, toolId);
+  let peak = rssMiB(stack.dispatcher.proc.pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(stack.dispatcher.proc.pid))), 50);
+  const start = Date.now();
+  const records = await Promise.all(
+    Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'math_calculate', arguments: { expression: `${i} * 2` }, caller: `overload-${i}` }, 10_000)),
+  );
+  clearInterval(sampler);
+  const admitted = records.filter((r) => r.code !== GrpcStatus.RESOURCE_EXHAUSTED).map((r) => r.end - r.start).sort((a, b) => a - b);
+  return summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak) });
+}
+
+const killRestart = (pick: (s: ChaosStack) => { kill(): Promise<void>; start(): Promise<void> }): Pick<Scenario, 'inject' | 'heal'> => ({
+  inject: (st) => pick(st).kill(),
+  heal: (st) => pick(st).start(),
+});
+
+/** Every scenario of the suite (the overload run is separate: {@link runOverload}). */
+export const SCENARIOS: Scenario[] = [
+  { name: 'adapter-replica-kill', ...killRestart((st) => st.adapters[0]), replicaFault: true },
+  { name: 'adapter-replica-freeze', inject: async (st) => st.adapters[0].freeze(), heal: async (st) => st.adapters[0].thaw(), replicaFault: true },
+  { name: 'dispatcher-kill', ...killRestart((st) => st.dispatcher), faultMs: 1000 },
+  { name: 'registry-kill', ...killRestart((st) => st.registry) },
+  { name: 'nats-kill', inject: (st) => st.nats.kill(), heal: (st) => st.nats.restart(), faultMs: 3000 },
+  { name: 'redis-kill', inject: (st) => st.redis.kill(), heal: (st) => st.redis.restart() },
+  {
+    name: 'database-freeze',
+    faultMs: 10_000,
+    inject: async (st) => void (st.mongo.pid && process.kill(st.mongo.pid, 'SIGSTOP')),
+    heal: async (st) => void (st.mongo.pid && process.kill(st.mongo.pid, 'SIGCONT')),
+  },
+  {
+    name: 'mcp-child-kill',
+    tool: { provider: 'mcp', name: 'everything_echo', args: { message: 'chaos' } },
+    concurrency: 8,
+    faultMs: 3000,
+    inject: async (st) => {
+      const child = childrenOf(st.mcp!.proc.pid).find((c) => /server-everything/.test(c.args));
+      if (child) process.kill(child.pid, 'SIGKILL');
+    },
+    heal: async () => undefined, // adapter-mcp respawns the server itself
+  },
+];
