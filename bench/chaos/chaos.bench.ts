@@ -70,6 +70,10 @@ async function main(): Promise<void> {
       rows.push(await runOverload(stack));
     }
   } finally {
+    if (process.env['CHAOS_LOGS']) {
+      mkdirSync(process.env['CHAOS_LOGS'], { recursive: true });
+      for (const [name, out] of Object.entries(stack.logs())) writeFileSync(join(process.env['CHAOS_LOGS'], `${name}.log`), out);
+    }
     await stack.close();
   }
   process.stdout.write(`${table(rows)}\n`);

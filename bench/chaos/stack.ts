@@ -5,7 +5,7 @@
  * killed (SIGKILL), frozen (SIGSTOP/SIGCONT) and started again on the same port and state.
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
-import { type GetStatusResponse, ToolHubClient } from '@toolhub/contracts';
+import { type GetRegistryStatusResponse, type GetStatusResponse, RegistryAdminClient, ToolHubClient } from '@toolhub/contracts';
 import {
   childrenOf,
   freePort,
@@ -58,6 +58,9 @@ export interface ChaosStack {
   admin: AdminClient;
   client: ToolHubClient;
   status(): Promise<GetStatusResponse>;
+  registryStatus(): Promise<GetRegistryStatusResponse>;
+  /** Every app's output so far, for a post-mortem. */
+  logs(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -146,6 +149,9 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
   const dispatcherAddress = `127.0.0.1:${grpcPort}`;
   const client = new ToolHubClient(dispatcherAddress, credentials.createInsecure());
   const admin = adminClient(`127.0.0.1:${adminPort}`);
+  const adminRaw = new RegistryAdminClient(`127.0.0.1:${adminPort}`, credentials.createInsecure());
+  const registryStatus = () =>
+    new Promise<GetRegistryStatusResponse>((resolve, reject) => adminRaw.getRegistryStatus({}, new Metadata(), { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res))));
   const status = () =>
     new Promise<GetStatusResponse>((resolve, reject) => client.getStatus({}, new Metadata(), { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res))));
   await waitFor(
@@ -168,9 +174,12 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     admin,
     client,
     status,
+    registryStatus,
+    logs: () => Object.fromEntries([dispatcher, mcp, ...adapters, registry].filter((h) => h !== undefined).map((h) => [h.name, h.proc.output()])),
     async close() {
       client.close();
       admin.close();
+      adminRaw.close();
       for (const h of [dispatcher, mcp, ...adapters, registry]) {
         if (!h) continue;
         try {

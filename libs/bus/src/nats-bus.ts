@@ -77,6 +77,11 @@ export interface NatsBusOptions {
   ensureStream?: boolean;
   /** Storage of the stream when this bus creates it. @default 'file' */
   streamStorage?: 'file' | 'memory';
+  /**
+   * Copies of the stream in a NATS cluster when this bus creates it (1, 3 or 5; 3 survives the
+   * loss of a node). An existing stream keeps its replicas. @default 1
+   */
+  streamReplicas?: number;
   /** The stream's de-duplication window (same `msgId` stored once within it). @default 120000 */
   duplicateWindowMs?: number;
   /** Events older than this are dropped from the stream. @default 604800000 (7 days) */
@@ -118,6 +123,7 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     inboxPrefix: options.inboxPrefix ?? (process.env['NATS_INBOX_PREFIX']?.trim() || '_INBOX'),
     credentials: options.credentials === undefined ? (natsCredentialsFromEnv() ?? null) : options.credentials,
     streamStorage: options.streamStorage ?? 'file',
+    streamReplicas: options.streamReplicas ?? 1,
     duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
     maxEventAgeMs: options.maxEventAgeMs ?? 7 * 24 * 3_600_000,
     publishTimeoutMs: options.publishTimeoutMs ?? 5000,
@@ -157,7 +163,7 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
         // Events are history, not state: a week covers any registry outage and keeps the stream
         // (and the replay of a new durable consumer) bounded.
         max_age: nanos(opts.maxEventAgeMs),
-        num_replicas: 1,
+        num_replicas: opts.streamReplicas,
       });
       return;
     } catch (err) {

@@ -147,6 +147,7 @@ export class Dispatcher {
     if (resolved.replicaProbeMs > 0) {
       dispatcher.probe = new ReplicaProbe(bus, inflight, {
         intervalMs: resolved.replicaProbeMs,
+        known: () => providers.instances(),
         onGone: (provider, instance, reason, failed) => dispatcher.log.warn({ provider, instance, reason, failed }, 'adapter replica gone; failed its in-flight calls'),
         onBusLost: (failed, detail) => dispatcher.log.warn({ failed, detail }, 'NATS connection lost; failed the runs in flight'),
         onUnacknowledged: (provider, failed) => dispatcher.log.warn({ provider, failed }, 'no adapter replica acknowledged runs within 3 s; failed them (a frozen replica?)'),

@@ -63,6 +63,13 @@ export class ProviderDirectory {
     return dir;
   }
 
+  /** Every live replica as `[provider, instanceId]`. */
+  instances(): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const [provider, byInstance] of this.replicas) for (const id of byInstance.keys()) out.push([provider, id]);
+    return out;
+  }
+
   onReplicaGone(listener: ReplicaGoneListener): void {
     this.goneListeners.push(listener);
   }

@@ -23,6 +23,11 @@ export interface ReplicaProbeOptions {
   maxMissed?: number;
   /** Runs no replica acknowledged for this long fail (retried where safe); 0 never. @default 3000 */
   ackTimeoutMs?: number;
+  /**
+   * Every live replica (from heartbeats): probed too, at most 100 per round, so a replica is known
+   * to answer probes before it holds a call when it dies (fast tools hold calls for microseconds).
+   */
+  known?: () => Array<[string, string]>;
   /** Runs failed because no replica acknowledged them. */
   onUnacknowledged?: (provider: string, failed: number) => void;
   /** The bus connection was lost with calls in flight; they were failed (`failed` of them). */
@@ -64,7 +69,10 @@ export class ReplicaProbe {
     }
     const ackTimeoutMs = this.options.ackTimeoutMs ?? 3000;
     if (ackTimeoutMs > 0) for (const [provider, n] of this.inflight.failUnacknowledged(ackTimeoutMs)) this.options.onUnacknowledged?.(provider, n);
-    for (const [provider, instanceId] of this.inflight.heldReplicas()) {
+    const targets = new Map<string, [string, string]>();
+    for (const r of this.inflight.heldReplicas()) targets.set(`${r[0]}\u0000${r[1]}`, r);
+    for (const r of (this.options.known?.() ?? []).slice(0, 100)) targets.set(`${r[0]}\u0000${r[1]}`, r);
+    for (const [provider, instanceId] of targets.values()) {
       const key = `${provider}\u0000${instanceId}`;
       if (this.probing.has(key)) continue;
       let subject: string;

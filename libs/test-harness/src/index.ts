@@ -11,6 +11,7 @@ export { containersWanted, startMongoContainer } from './containers';
 export { seededRandom } from './random';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
 export { postgresBinDir, startPostgresServer, type PostgresServer } from './postgres';
+export { startNatsCluster, type NatsClusterHandle } from './nats-cluster';
 export {
   ferretdbBinaryPath,
   ferretdbHandler,
