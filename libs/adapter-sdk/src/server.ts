@@ -358,12 +358,14 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       byCallRef.delete(cancel.callRef);
       controller.abort(new Error(cancel.reason || 'cancelled by the caller'));
     }),
-    // Answered by this replica alone: dispatchers holding calls here ask it to learn, within a
-    // second, that it is gone (NATS answers "no responders" once its connection is).
-    ...(probeSubject ? [await bus.serve(probeSubject, () => ({ data: new Uint8Array(0), headers: {} }))] : []),
     // A (re)starting registry asks for every catalog; each replica answers, the registry de-duplicates.
     await bus.subscribe(registrySubject('resync'), () => announce().catch((err) => log.warn({ err }, 'catalog re-announcement failed'))),
   );
+
+  // Answered by this replica alone: dispatchers probe it to learn within a second that it is gone
+  // (NATS answers "no responders" once its connection is). Kept apart from `subs`: a stopping replica answers probes until its last run is finished, so
+  // dispatchers do not take its drain for a death.
+  const probeSub = probeSubject ? await bus.serve(probeSubject, () => ({ data: new Uint8Array(0), headers: {} })) : undefined;
 
   const heartbeatTimer = setInterval(() => void heartbeat(), heartbeatIntervalMs);
   heartbeatTimer.unref();
@@ -390,6 +392,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
         while (running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         for (const c of running) c.abort(new Error('adapter shutting down'));
         await unsubscribed;
+        await probeSub?.close();
       })();
       return closed;
     },

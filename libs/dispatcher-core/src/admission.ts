@@ -3,6 +3,11 @@
  * for a slot (first come, first served), and everything past that is shed at once with
  * RESOURCE_EXHAUSTED and a retry hint, before memory or latency blow up. A queued run leaves the
  * queue when its deadline passes (TIMEOUT) or its caller gives up (it is then never started).
+ *
+ * The queue is also bounded in time: a run that would wait longer than `maxQueueWaitMs` (judged
+ * from the rate at which slots freed up over the last second) is shed at once, and one that has
+ * waited that long is shed then. On a machine slower than the limits assume, runs are refused
+ * quickly instead of all of them finishing late.
  */
 import { ToolHubError } from '@toolhub/contracts';
 
@@ -12,6 +17,8 @@ export interface AdmissionOptions {
   maxConcurrent: number;
   /** Runs waiting for a slot; 0 sheds as soon as every slot is taken. @default 512 */
   maxQueued: number;
+  /** Longest expected or actual wait in the queue before a run is shed. @default 1000 */
+  maxQueueWaitMs?: number;
 }
 
 interface Waiter {
@@ -25,8 +32,13 @@ export class AdmissionGate {
   private head = 0;
   /** Waiters still waiting (the array may also hold ones that gave up). */
   private waiting = 0;
-  /** Runs refused since start because the queue was full. */
+  /** Runs refused since start because the queue was full or too slow. */
   shed = 0;
+  /** Slots freed in the current window, and the rate measured over the last full window. */
+  private freed = 0;
+  private windowStart = Date.now();
+  private ratePerSec = Infinity;
+  private lastSaturated = 0;
 
   constructor(private readonly options: AdmissionOptions) {}
 
@@ -48,17 +60,9 @@ export class AdmissionGate {
       this.active++;
       return this.releaser();
     }
-    if (this.queued >= this.options.maxQueued) {
-      this.shed++;
-      // The hint grows with the backlog and carries jitter, so shed callers do not return together.
-      const retryAfterMs = Math.round(100 + 400 * Math.random() + Math.min(2000, this.queued));
-      throw new ToolHubError(
-        'rate_limited',
-        `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} and ${this.options.maxQueued}). ` +
-          `Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
-        { retryAfterMs, retryable: true },
-      );
-    }
+    const maxWait = this.options.maxQueueWaitMs ?? 1000;
+    const expectedWaitMs = ((this.queued + 1) / this.ratePerSec) * 1000;
+    if (this.queued >= this.options.maxQueued || expectedWaitMs > maxWait) throw this.overloaded();
     return new Promise<() => void>((resolve, reject) => {
       const waiter: Waiter = { done: false, grant: () => undefined };
       const leave = (err: ToolHubError): void => {
@@ -68,9 +72,13 @@ export class AdmissionGate {
         cleanup();
         reject(err);
       };
+      const untilDeadline = deadline - Date.now();
       const timer = setTimeout(
-        () => leave(ToolHubError.timeout('The call waited for a free slot in an overloaded dispatcher until its deadline passed; retry later or with a longer timeout_ms.')),
-        Math.max(0, deadline - Date.now()),
+        () =>
+          untilDeadline <= maxWait
+            ? leave(ToolHubError.timeout('The call waited for a free slot in an overloaded dispatcher until its deadline passed; retry later or with a longer timeout_ms.'))
+            : leave(this.overloaded()),
+        Math.max(0, Math.min(untilDeadline, maxWait)),
       );
       const onAbort = (): void => leave(ToolHubError.unavailable('The caller cancelled the call while it waited for a free slot.'));
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -99,8 +107,44 @@ export class AdmissionGate {
     return () => {
       if (released) return;
       released = true;
+      this.measure();
       this.handOver();
     };
+  }
+
+  /**
+   * Rate of freed slots over windows of at least a second, counted only while runs wait (when
+   * the slots are the bottleneck: a quiet dispatcher's rate says nothing about its capacity). The
+   * estimate is forgotten after 5 s without waiting runs.
+   */
+  private measure(): void {
+    const now = Date.now();
+    if (this.waiting === 0) {
+      this.freed = 0;
+      this.windowStart = now;
+      if (now - this.lastSaturated > 5000) this.ratePerSec = Infinity;
+      return;
+    }
+    this.lastSaturated = now;
+    this.freed++;
+    const elapsed = now - this.windowStart;
+    if (elapsed >= 1000) {
+      this.ratePerSec = (this.freed * 1000) / elapsed;
+      this.freed = 0;
+      this.windowStart = now;
+    }
+  }
+
+  private overloaded(): ToolHubError {
+    this.shed++;
+    // The hint grows with the backlog and carries jitter, so shed callers do not return together.
+    const retryAfterMs = Math.round(100 + 400 * Math.random() + Math.min(2000, this.queued));
+    return new ToolHubError(
+      'rate_limited',
+      `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} running, ` +
+        `${this.options.maxQueued} waiting, ${this.options.maxQueueWaitMs ?? 1000} ms of waiting). Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
+      { retryAfterMs, retryable: true },
+    );
   }
 
   /** Passes the freed slot to the first waiter still waiting, or frees it. */

@@ -116,7 +116,7 @@ export class Dispatcher {
       onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),
       onRecovered: (events, from) => this.log.info({ events, from }, 'publishing tool.called events a stopped dispatcher left in its outbox'),
     });
-    this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns });
+    this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns, maxQueueWaitMs: options.maxQueueWaitMs });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
     this.limiter = new CallerLimiter(options.maxConcurrentPerCaller);
     this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));

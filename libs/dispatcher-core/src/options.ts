@@ -22,6 +22,8 @@ export interface DispatcherOptions {
   maxConcurrentRuns?: number;
   /** Runs that may wait for a slot; past this, runs are shed with RESOURCE_EXHAUSTED. @default 512 */
   maxQueuedRuns?: number;
+  /** A run expected to wait (or having waited) longer than this for a slot is shed. @default 1000 */
+  maxQueueWaitMs?: number;
   /**
    * How a run's `tool.called` event is made durable before the reply: `outbox` (on-disk journal,
    * needs `outboxDir`), `ack` (wait for JetStream) or `memory` (lost on a crash). @default 'memory'
@@ -70,6 +72,7 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     maxConcurrentPerCaller: options.maxConcurrentPerCaller ?? 64,
     maxConcurrentRuns: options.maxConcurrentRuns ?? 256,
     maxQueuedRuns: options.maxQueuedRuns ?? 512,
+    maxQueueWaitMs: options.maxQueueWaitMs ?? 1000,
     eventDurability: options.eventDurability ?? 'memory',
     outboxDir: options.outboxDir ?? '',
     replicaProbeMs: options.replicaProbeMs ?? 500,
