@@ -30,6 +30,11 @@ export const dispatcherConfig = defineConfig({
     schema: z.coerce.number().int().min(0).max(1_000_000).default(512),
     description: 'Runs that may wait for a slot; past this, runs are shed with RESOURCE_EXHAUSTED and a retry hint',
   },
+  maxQueueWaitMs: {
+    env: 'TOOLHUB_MAX_QUEUE_WAIT',
+    schema: zDuration({ min: '1ms', max: '5m' }).default(1000),
+    description: 'A run expected to wait (or having waited) longer than this for a slot is shed with RESOURCE_EXHAUSTED ("1s")',
+  },
   eventDurability: {
     env: 'TOOLHUB_EVENT_DURABILITY',
     schema: z.enum(['outbox', 'ack', 'memory']).default('outbox'),

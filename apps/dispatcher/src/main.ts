@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       maxConcurrentPerCaller: config.maxConcurrentPerCaller,
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxQueuedRuns: config.maxQueuedRuns,
+      maxQueueWaitMs: config.maxQueueWaitMs,
       eventDurability: config.eventDurability,
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       providerTtlMs: config.providerTtlMs,
