@@ -24,6 +24,9 @@ const WELCOME = `Welcome to ToolHub.
 This file lives in the local provider's file root; agents can read it with file_read.
 `;
 
+
+/** How long the one-process store remembers event ids (see where the store is opened). */
+const ONE_PROCESS_DEDUP_WINDOW_MS = 10 * 60_000;
 async function main(): Promise<void> {
   const config = toolhubConfig.load();
   const telemetry = initTelemetry({ serviceName: 'toolhub' });
@@ -40,7 +43,11 @@ async function main(): Promise<void> {
   const bus = new InProcessBus();
   const steps: ShutdownStep[] = [];
   // Registry first, so it hears every adapter's first catalog announcement.
-  const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry') });
+  // Event ids are remembered for 10 min, not the store's 24 h: the in-process bus holds events in
+  // memory only, so a redelivery comes within its ack wait and backoff (≤ 1 min) or never (after a
+  // restart). 24 h of claims would keep every call of a day in NeDB's memory (issue 12: RSS grew
+  // with use); 10 min bounds them to 10 min of calls.
+  const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry'), dedupWindowMs: ONE_PROCESS_DEDUP_WINDOW_MS });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config) });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
 
