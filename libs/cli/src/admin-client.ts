@@ -17,6 +17,8 @@ import {
   type GetToolStatsRequest,
   type GetToolStatsResponse,
   HEADER_REQUEST_ID,
+  type ListAuditLogRequest,
+  type ListAuditLogResponse,
   type ListToolStatsRequest,
   type ListToolStatsResponse,
   RegistryAdminClient,
@@ -45,6 +47,8 @@ export class RegistryAdminApi {
   constructor(
     readonly address: string,
     private readonly deadlineMs = 10_000,
+    /** API key or JWT sent as `authorization: Bearer …`. @default TOOLHUB_TOKEN from the environment */
+    private readonly token = process.env['TOOLHUB_TOKEN'] ?? '',
   ) {
     this.raw = new RegistryAdminClient(address, credentials.createInsecure());
   }
@@ -79,6 +83,11 @@ export class RegistryAdminApi {
     return this.call('ListToolStats', this.raw.listToolStats, { sort: req.sort ?? StatsSort.STATS_SORT_UNSPECIFIED, limit: req.limit ?? 0, provider: req.provider ?? '' });
   }
 
+  /** Admin changes, newest first (who, when, what, before and after). */
+  listAuditLog(req: Partial<ListAuditLogRequest>): Promise<ListAuditLogResponse> {
+    return this.call('ListAuditLog', this.raw.listAuditLog, { target: req.target ?? '', principal: req.principal ?? '', beforeUnixMs: req.beforeUnixMs ?? 0, limit: req.limit ?? 0 });
+  }
+
   getTool(req: GetToolRequest): Promise<GetToolResponse> {
     return this.call('GetTool', this.raw.getTool, req);
   }
@@ -91,6 +100,7 @@ export class RegistryAdminApi {
   private call<Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> {
     const md = new Metadata();
     md.set(HEADER_REQUEST_ID, randomUUID());
+    if (this.token) md.set('authorization', `Bearer ${this.token}`);
     return new Promise<Res>((resolve, reject) => {
       (fn as RawUnary<Req, Res>).call(this.raw, req, md, { deadline: new Date(Date.now() + this.deadlineMs) }, (err, res) => {
         if (err) reject(this.toCallError(method, err));

@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 
 import { adapterInitCommand, type AdapterInitOptions } from './commands/adapter-init';
+import { auditCommand, type AuditOptions } from './commands/audit';
 import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
 import { lsCommand, type LsOptions } from './commands/ls';
@@ -98,6 +99,14 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .description('catalog sync per provider (registry admin API) and every quarantined tool or source with its reason')
     .argument('[provider]', 'only this provider')
     .action(act((ctx, provider: string | undefined) => catalogCommand(ctx, provider)));
+
+  program
+    .command('audit')
+    .description('admin changes recorded by the registry, newest first: who, when, what, before and after (needs an operator credential in TOOLHUB_TOKEN when auth is on)')
+    .argument('[target]', 'only changes of this tool id, or "preload"')
+    .option('--principal <id>', 'only changes by this principal, e.g. key:ops')
+    .option('--limit <n>', 'at most this many entries (default 50)')
+    .action(act<[string | undefined, AuditOptions]>(auditCommand));
 
   program
     .command('ls')

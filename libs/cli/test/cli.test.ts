@@ -352,3 +352,18 @@ describe('toolhub, as a whole', () => {
     expect(r.stderr).toContain('--address (or TOOLHUB_ADDRESS) must be host:port');
   });
 });
+
+describe('toolhub audit', () => {
+  it('lists the admin changes the registry recorded, newest first, filterable by target', async () => {
+    expect((await cli(['preload', 'set', 'local:file_read', '--force', '--comment', 'audit me'])).code).toBe(0);
+    const res = await cli(['audit', 'preload', '--json']);
+    expect(res.code).toBe(0);
+    const entries = res.json<{ entries: Array<{ principal: string; action: string; target: string; afterJson: string; comment: string }> }>().entries;
+    expect(entries[0]).toMatchObject({ principal: 'local', action: 'SetPreloadList', target: 'preload', comment: 'audit me' });
+    expect(JSON.parse(entries[0]!.afterJson)).toMatchObject({ toolIds: ['local:file_read'] });
+    expect(entries.every((e) => e.target === 'preload')).toBe(true);
+    const table = await cli(['audit']);
+    expect(table.stdout).toMatch(/WHEN +WHO +ACTION +TARGET/);
+    expect(table.stdout).toContain('SetPreloadList');
+  });
+});
