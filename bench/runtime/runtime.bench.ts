@@ -109,7 +109,18 @@ async function runMode(mode: Mode, env: Record<string, string>): Promise<Row[]> 
       processes: idle.get(app)!.processes,
     }));
   } finally {
+    // `npx tsx` is a tree (npm, shell, tsx, node): the wrapper exiting does not end the app, so
+    // every descendant is collected first and killed after the graceful stop.
+    const descendants = (pid: number): number[] => childrenOf(pid).flatMap((c) => [c.pid, ...descendants(c.pid)]);
+    const trees = [...procs.values()].map((p) => descendants(p.proc.pid));
     await Promise.all([...procs.values()].map((p) => p.proc.kill('SIGTERM')));
+    for (const pid of trees.flat()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   }
 }
 
