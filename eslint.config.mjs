@@ -8,7 +8,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    // One program for the whole workspace: the project service opened one per lib/app tsconfig, each
+    // pulling in every other lib through the path aliases, and ran out of heap past 4 GB.
+    languageOptions: { parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

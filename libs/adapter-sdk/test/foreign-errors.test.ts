@@ -3,15 +3,16 @@
  * throws ToolHub errors of another class. They must still reach the caller with their own code.
  */
 import { InProcessBus } from '@toolhub/bus';
+import type * as Contracts from '@toolhub/contracts';
 import { findToolHubError, isToolHubError, ToolHubError } from '@toolhub/contracts';
 
 import { AdapterClient, serveAdapter, staticCatalog, type ToolDefinition } from '../src';
 
 /** A second, independent copy of the errors module, as an adapter's own bundle would carry. */
-function foreignErrorsModule(): typeof import('@toolhub/contracts') {
-  let copy: typeof import('@toolhub/contracts') | undefined;
+function foreignErrorsModule(): typeof Contracts {
+  let copy: typeof Contracts | undefined;
   jest.isolateModules(() => {
-    copy = jest.requireActual<typeof import('@toolhub/contracts')>('@toolhub/contracts');
+    copy = jest.requireActual<typeof Contracts>('@toolhub/contracts');
   });
   return copy!;
 }

@@ -75,6 +75,12 @@ export interface NatsBusOptions {
   connectTimeoutMs?: number;
   /** Create the `TOOLHUB_EVENTS` stream, or update its subjects and window, on connect. @default true */
   ensureStream?: boolean;
+  /**
+   * How long connect keeps asking a JetStream that answers with a timeout or "temporarily
+   * unavailable" (a cluster electing its meta leader, a busy node). A server without JetStream
+   * is refused at once. @default 30000
+   */
+  jetStreamWaitMs?: number;
   /** Storage of the stream when this bus creates it. @default 'file' */
   streamStorage?: 'file' | 'memory';
   /**
@@ -120,6 +126,7 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     reconnectTimeWaitMs: options.reconnectTimeWaitMs ?? 2000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5000,
     ensureStream: options.ensureStream ?? true,
+    jetStreamWaitMs: options.jetStreamWaitMs ?? 30_000,
     inboxPrefix: options.inboxPrefix ?? (process.env['NATS_INBOX_PREFIX']?.trim() || '_INBOX'),
     credentials: options.credentials === undefined ? (natsCredentialsFromEnv() ?? null) : options.credentials,
     streamStorage: options.streamStorage ?? 'file',
@@ -169,6 +176,22 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
     } catch (err) {
       // Another service created it between our info and add: loop once to check/update it.
       if (attempt > 0) throw err;
+    }
+  }
+}
+
+/** JetStream errors that pass once a cluster has settled (leader election, a node catching up). */
+const TRANSIENT_JETSTREAM = /timeout|timed out|temporarily unavailable|not ready|no suitable peers/i;
+
+/** Retries `attempt` while JetStream answers with a transient error, for at most `budgetMs`. */
+async function untilJetStreamAnswers<T>(budgetMs: number, attempt: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + budgetMs;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 2000)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof Error) || !TRANSIENT_JETSTREAM.test(err.message) || Date.now() + pause > giveUpAt) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }
@@ -257,8 +280,11 @@ export class NatsBus implements Bus {
       throw new BusError('connection_failed', `cannot connect to NATS at ${String(opts.servers)}: ${(err as Error).message}`, { cause: err });
     }
     try {
-      const jsm = await jetstreamManager(nc);
-      if (opts.ensureStream) await ensureEventsStream(jsm, opts);
+      const jsm = await untilJetStreamAnswers(opts.jetStreamWaitMs, async () => {
+        const m = await jetstreamManager(nc);
+        if (opts.ensureStream) await ensureEventsStream(m, opts);
+        return m;
+      });
       return new NatsBus(nc, jsm, jsm.jetstream(), opts);
     } catch (err) {
       await nc.close().catch(() => undefined);
