@@ -16,7 +16,7 @@ import { type HostResolver, SafeHttpClient } from './http';
 import { type CloudLogger, silentLogger } from './logger';
 import { type LoadedDocument, loadOpenApiDocument } from './openapi';
 import { mapOperations, type OperationEntry } from './operations';
-import { Redactor } from './secrets';
+import { SecretRedactor as Redactor } from '@toolhub/config';
 
 /** Options of {@link createCloudAdapter}. */
 export interface CloudAdapterOptions {

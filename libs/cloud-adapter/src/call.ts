@@ -13,7 +13,7 @@ import type { OperationEntry } from './operations';
 import { buildRequest } from './request';
 import { httpFailure, retryExhausted, toToolResult } from './response';
 import { backoffMs, parseRetryAfter, sleep } from './retry';
-import type { Redactor } from './secrets';
+import type { SecretRedactor as Redactor } from '@toolhub/config';
 
 /** Everything a run needs about its document. */
 export interface DocumentRuntime {

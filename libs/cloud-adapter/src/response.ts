@@ -7,7 +7,7 @@ import type { ToolResult } from '@toolhub/adapter-sdk';
 import { type ContentBlock, ToolHubError } from '@toolhub/contracts';
 
 import type { HttpResponse } from './http';
-import type { Redactor } from './secrets';
+import type { SecretRedactor as Redactor } from '@toolhub/config';
 
 const EXCERPT_CHARS = 300;
 /** JSON bodies up to this size are pretty-printed. */

@@ -1,6 +1,6 @@
 import type { HttpResponse } from '../src/http';
 import { bodyExcerpt, httpFailure, toToolResult } from '../src/response';
-import { Redactor } from '../src/secrets';
+import { SecretRedactor as Redactor } from '@toolhub/config';
 
 function response(status: number, type: string, body: string | Buffer, truncated = false): HttpResponse {
   return {

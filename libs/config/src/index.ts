@@ -17,6 +17,7 @@ export {
   type EnvVarInfo,
 } from './define';
 export { loadConfig, type LoadSchemaOptions } from './load';
+export { SecretRedactor } from './redactor';
 export { envNameFor, REDACTED, type ConfigRule, type EnvMap, type LoadConfigOptions } from './fields';
 export { parseDuration, parseBoolean, zDuration, zBoolean, zList, type DurationBounds } from './parsers';
 export { ConfigError, isConfigError, type ConfigIssue, type ConfigSource } from './errors';

@@ -12,7 +12,7 @@ import { type BackoffOptions, type ConnectionStatus, McpServerConnection, type T
 import { type McpLogger, silentLogger } from './logger';
 import { type McpToolEntry, toToolEntry, toToolResult } from './mapping';
 import { assignToolNames, toolFilter } from './names';
-import { Redactor } from './secrets';
+import { redactorForServers } from './secrets';
 
 /** What changed in one server's tools. Names are ToolHub names; never carries a secret. */
 export interface CatalogChangeEvent {
@@ -64,7 +64,7 @@ export interface McpAdapter extends AdapterDefinition {
 export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOptions = {}): McpAdapter {
   const provider = config.provider;
   const log = options.logger ?? silentLogger;
-  const redactor = Redactor.forServers(config.servers);
+  const redactor = redactorForServers(config.servers);
   const entries = new Map<string, Map<string, McpToolEntry>>(); // alias → name → entry
   const byName = new Map<string, McpToolEntry>();
   const infos = new Map<string, ToolInfo>();
@@ -208,7 +208,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
       const entry = await lookup(name);
       const conn = connections.find((c) => c.alias === entry.alias)!;
       const result = await conn.call(entry.native, entry.params.toNative(args), { signal: ctx.signal, deadline: ctx.deadline, name, retrySafe: entry.retrySafe });
-      return toToolResult(result, (text) => redactor.redact(text));
+      return toToolResult(result, redactor);
     },
     async health() {
       const rows = connections.map((c) => c.status());

@@ -7,7 +7,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolHubError } from '@toolhub/contracts';
 
-import type { Redactor } from './secrets';
+import type { SecretRedactor as Redactor } from '@toolhub/config';
 
 /**
  * - `not_delivered`: the request never left (process gone, HTTP session unknown, connection refused);

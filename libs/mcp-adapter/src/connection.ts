@@ -16,7 +16,8 @@ import { callError, classifyCallError, withDeadline } from './call-errors';
 import type { McpServerConfig } from './config';
 import { trackChild, untrackChild } from './children';
 import type { McpLogger } from './logger';
-import { endpointOf, type Redactor } from './secrets';
+import type { SecretRedactor as Redactor } from '@toolhub/config';
+import { endpointOf } from './secrets';
 
 /** Where a connection stands. */
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'disconnected' | 'backoff' | 'closed';

@@ -4,6 +4,7 @@
  * image, audio and resource blocks carried through.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { SecretRedactor } from '@toolhub/config';
 import { createParamNameMap, fitDescription, type JsonSchema, type ParamNameMap, renameParamsInText, schemaRuleViolation, type ToolResult } from '@toolhub/adapter-sdk';
 import { type ContentBlock, contentHash, importanceFromName, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
 
@@ -111,16 +112,28 @@ export function toContentBlock(block: McpContent): ContentBlock {
 }
 
 /**
- * An MCP call result as a ToolResult. `isError` results keep their blocks and get an errorMessage
- * (the server's text, redacted), which the SDK turns into a failed run the LLM can read.
+ * An MCP call result as a ToolResult, with every secret of the configured servers redacted from
+ * it (text, resource text, JSON blocks and structured content): a server that echoes its own
+ * environment must not hand a credential to the agent, whether the call failed or not.
+ * `isError` results keep their blocks and get an errorMessage, which the SDK turns into a failed
+ * run the LLM can read.
  */
-export function toToolResult(result: CallToolResult, redact: (text: string) => string): ToolResult {
+export function toToolResult(result: CallToolResult, redactor: SecretRedactor): ToolResult {
+  const content = result.content.map((b) => redactBlock(toContentBlock(b), redactor));
   if (result.isError) {
-    const content = result.content.map((b) => (b.type === 'text' ? { text: redact(b.text) } : toContentBlock(b)));
     const message = content.flatMap((b) => (b.text ? [b.text] : [])).join('\n').trim();
     return { content, isError: true, errorMessage: message || 'The MCP tool reported an error without a message.' };
   }
-  const out: ToolResult = { content: result.content.map(toContentBlock) };
-  if (result.structuredContent !== undefined) out.structured = result.structuredContent;
+  const out: ToolResult = { content };
+  if (result.structuredContent !== undefined) out.structured = redactor.redactJson(result.structuredContent);
   return out;
+}
+
+/** One block with its textual parts redacted (binary data is passed as it is). */
+function redactBlock(block: ContentBlock, redactor: SecretRedactor): ContentBlock {
+  if (redactor.empty) return block;
+  if (block.text !== undefined) return { ...block, text: redactor.redact(block.text) };
+  if (block.resource) return { ...block, resource: { ...block.resource, uri: redactor.redact(block.resource.uri), text: redactor.redact(block.resource.text) } };
+  if (block.json !== undefined) return { ...block, json: redactor.redactJson(block.json) };
+  return block;
 }

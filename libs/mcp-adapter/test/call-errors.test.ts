@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolHubError } from '@toolhub/contracts';
 
 import { callError, classifyCallError, withDeadline } from '../src/call-errors';
-import { Redactor } from '../src/secrets';
+import { SecretRedactor as Redactor } from '@toolhub/config';
 
 const redactor = new Redactor(['Bearer sk-live-123456', 'hunter22']);
 const ctx = { alias: 'gh', name: 'gh_create_issue', elapsedMs: 1500, retrySafe: false, redactor };

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { SecretRedactor } from '@toolhub/config';
 import { Importance } from '@toolhub/contracts';
 
 import type { McpServerConfig } from '../src';
@@ -104,7 +105,7 @@ describe('toToolEntry', () => {
 });
 
 describe('toToolResult', () => {
-  const redact = (s: string): string => s.replace(/hunter2/g, '[REDACTED]');
+  const redact = new SecretRedactor(['hunter2']);
   const png = Buffer.from([137, 80, 78, 71]);
 
   it('carries text, image, audio, embedded resources and resource links through', () => {
@@ -137,6 +138,22 @@ describe('toToolResult', () => {
   it('turns isError into a failed result with the server message, redacted', () => {
     const result = toToolResult({ content: [{ type: 'text', text: 'login failed for hunter2' }, { type: 'text', text: 'try again' }], isError: true }, redact);
     expect(result).toEqual({ content: [{ text: 'login failed for [REDACTED]' }, { text: 'try again' }], isError: true, errorMessage: 'login failed for [REDACTED]\ntry again' });
+  });
+
+  it('redacts a secret from a successful result too: text, resource text, JSON blocks and structured content', () => {
+    const result = toToolResult(
+      {
+        content: [
+          { type: 'text', text: 'SERVICE_TOKEN=hunter2' },
+          { type: 'resource', resource: { uri: 'env://hunter2', mimeType: 'text/plain', text: 'token hunter2 and aHVudGVyMg==' } },
+        ],
+        structuredContent: { env: { SERVICE_TOKEN: 'hunter2', note: ['x hunter2%20'] } },
+      },
+      redact,
+    );
+    expect(JSON.stringify(result)).not.toMatch(/hunter2|aHVudGVyMg==/);
+    expect(result.content[0]).toEqual({ text: 'SERVICE_TOKEN=[REDACTED]' });
+    expect(result.structured).toEqual({ env: { SERVICE_TOKEN: '[REDACTED]', note: ['x [REDACTED]%20'] } });
   });
 
   it('gives an error without text a message the LLM can still read', () => {

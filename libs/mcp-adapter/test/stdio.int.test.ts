@@ -27,6 +27,7 @@ describe('MCP adapter over stdio', () => {
         '    transport: stdio',
         '    package: "@modelcontextprotocol/server-everything"',
         '    args: [stdio]',
+        '    env: { EVERYTHING_TOKEN: "${FIXTURE_SECRET}" }',
         '    mount: demo/everything',
         '    connect: eager',
         '  - alias: fx',
@@ -224,5 +225,13 @@ describe('MCP adapter over stdio', () => {
     expect(failed.errorMessage).toBe('fixture failure (secret is set; value [REDACTED])');
     const everywhere = JSON.stringify([await adapter.catalog(), events, adapter.status(), await adapter.health!(), failed]) + logger.text();
     expect(everywhere).not.toContain(SECRET);
+  });
+
+  it('keeps a secret out of a successful result: server-everything get-env prints its own environment', async () => {
+    const res = await adapter.runTool('everything_get_env', {}, runContext(5000));
+    expect(res.isError).toBeFalsy();
+    const text = textOf(res);
+    expect(text).toContain('"EVERYTHING_TOKEN": "[REDACTED]"');
+    expect(JSON.stringify(res)).not.toContain(SECRET);
   });
 });
