@@ -5,13 +5,14 @@
  * so the agent loop can hand every result straight back to the model.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { parseToolId, toolId, toToolHubError } from '@toolhub/contracts';
+import { parseToolId, RunStatus, toolId, toToolHubError } from '@toolhub/contracts';
 
 import type { CallOptions, ToolHubApi } from './client';
 import { findToolHubCallError } from './errors';
 import { formatFailure, formatInfo, formatListing, formatRun, formatSearch, truncate } from './format-result';
 import type { LoadedTools } from './loaded-tools';
 import { isMetaToolName, META_TOOL_NAMES } from './meta-tools';
+import { SearchMemory, type SearchMemoryOptions } from './search-memory';
 import { parseExposedToolName, type ToolRef } from './tool-names';
 
 /** A tool call as LLM APIs return it; `arguments` may be the JSON text (OpenAI) or an object (Anthropic, MCP). */
@@ -36,6 +37,17 @@ export interface ExecutorOptions {
   searchLimit?: number;
   /** Largest tool_search limit honoured. @default 25 */
   maxSearchLimit?: number;
+  /**
+   * Remember which tool_search returned which tool and send that search id with the next
+   * successful run of the tool (RunToolRequest.search_id), so the registry learns which tool
+   * ran after which query. `false` turns it off; an object tunes it. @default true
+   */
+  rememberSearches?: boolean | SearchMemoryOptions;
+  /**
+   * Ask SearchTools to explain its hits and show `(matched: name, description)` per hit: a few
+   * tokens per hit, useful while tuning a catalog, rarely to the model. @default false
+   */
+  explainSearch?: boolean;
 }
 
 /** A mistake in the model's call, reported back before anything is sent. */
@@ -74,13 +86,22 @@ function optionalInt(args: Args, key: string): number {
 
 /** Runs LLM tool calls against ToolHub (see the module comment). */
 export class ToolCallExecutor {
-  private readonly o: Required<Omit<ExecutorOptions, 'loaded'>>;
+  private readonly o: Required<Omit<ExecutorOptions, 'loaded' | 'rememberSearches'>>;
+  /** This agent's search → tool memory; undefined when `rememberSearches` is false. */
+  readonly searches: SearchMemory | undefined;
 
   constructor(
     private readonly api: ToolHubApi,
     private readonly options: ExecutorOptions = {},
   ) {
-    this.o = { maxResultChars: options.maxResultChars ?? 16_000, searchLimit: options.searchLimit ?? 8, maxSearchLimit: options.maxSearchLimit ?? 25 };
+    this.o = {
+      maxResultChars: options.maxResultChars ?? 16_000,
+      searchLimit: options.searchLimit ?? 8,
+      maxSearchLimit: options.maxSearchLimit ?? 25,
+      explainSearch: options.explainSearch ?? false,
+    };
+    const remember = options.rememberSearches ?? true;
+    this.searches = remember === false ? undefined : new SearchMemory(remember === true ? {} : remember);
   }
 
   /** Executes one call; never throws (failures are `isError` results). */
@@ -121,13 +142,16 @@ export class ToolCallExecutor {
   }
 
   private async run(ref: ToolRef, args: Args, timeoutMs: number, co?: CallOptions): Promise<ToolCallResult> {
-    const res = await this.api.runTool({ provider: ref.provider, name: ref.name, arguments: args, timeoutMs }, co);
+    const id = toolId(ref.provider, ref.name);
+    const searchId = this.searches?.searchIdFor(id) ?? '';
+    const res = await this.api.runTool({ provider: ref.provider, name: ref.name, arguments: args, timeoutMs, searchId }, co);
+    if (searchId && res.status === RunStatus.RUN_STATUS_OK) this.searches?.consumed(id, searchId);
     const loaded = this.options.loaded;
     if (loaded) {
       const exposed = loaded.names.register(ref.provider, ref.name);
       loaded.recordRun(exposed);
     }
-    return formatRun(res, toolId(ref.provider, ref.name), this.o.maxResultChars);
+    return formatRun(res, id, this.o.maxResultChars);
   }
 
   private async search(args: Args, co?: CallOptions): Promise<ToolCallResult> {
@@ -138,7 +162,11 @@ export class ToolCallExecutor {
     }
     if (queries.length > 5) throw new CallShapeError(`"queries" holds ${queries.length} entries; send at most 5 per call.`);
     const limit = Math.min(optionalInt(args, 'limit') || this.o.searchLimit, this.o.maxSearchLimit);
-    const res = await this.api.searchTools({ queries: queries.map((q: string) => q.trim()), provider: optionalString(args, 'provider'), path: optionalString(args, 'path'), limit }, co);
+    const res = await this.api.searchTools(
+      { queries: queries.map((q: string) => q.trim()), provider: optionalString(args, 'provider'), path: optionalString(args, 'path'), limit, explain: this.o.explainSearch },
+      co,
+    );
+    this.searches?.rememberSearch(res);
     return { content: formatSearch(res), isError: false };
   }
 

@@ -83,13 +83,14 @@ export function formatRun(res: RunToolResponse, requestedId: string, maxChars: n
   return { content: truncate(lines.join('\n'), maxChars), isError };
 }
 
-/** A `tool_search` result. */
+/** A `tool_search` result. The search id is not shown: the executor attaches it to later runs itself. */
 export function formatSearch(res: SearchToolsResponse): string {
   if (res.hits.length === 0) {
     const sugg = res.suggestions.length ? ` Close names: ${res.suggestions.join(', ')}.` : '';
     return `no tools matched.${sugg} Try other or fewer words, or browse with tool_list.`;
   }
-  const lines = res.hits.map((h) => `${h.id} - ${oneLine(h.summary)}${h.path ? ` [${h.path}]` : ''}`);
+  // matched_on is filled only when the request asked to explain (ExecutorOptions.explainSearch).
+  const lines = res.hits.map((h) => `${h.id} - ${oneLine(h.summary)}${h.path ? ` [${h.path}]` : ''}${h.matchedOn ? ` (matched: ${h.matchedOn})` : ''}`);
   if (res.suggestions.length) lines.push(`see also: ${res.suggestions.join(', ')}`);
   lines.push('next: tool_info {"name":"<id>"} for the schema of the best match');
   return lines.join('\n');

@@ -52,3 +52,4 @@ export {
 } from './loaded-tools';
 export { ToolCallExecutor, type ToolCall, type ToolCallResult, type ExecutorOptions } from './execute';
 export { AgentToolkit, type AgentToolkitOptions } from './toolkit';
+export { SearchMemory, type SearchMemoryOptions } from './search-memory';
