@@ -60,7 +60,7 @@ const variants: Array<[string, SearchIndexOptions]> = [
   ['no stemming', { stemming: false }],
   ['no fuzzy/prefix', { fuzzy: false, prefixMinLength: 0 }],
   ['equal field weights', { weights: { name: 1, category: 1, description: 1, params: 1 } }],
-  ['keep common words', { commonTermShare: 1 }],
+  ['leave out common words (commonTermShare 0.3)', { commonTermShare: 0.3 }],
 ];
 
 /** Fusion settings compared (round numbers, not tuned per set); the first is the default. */

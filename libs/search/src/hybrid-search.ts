@@ -240,6 +240,8 @@ export class HybridSearch {
     }
     if (mode !== SearchMode.SEARCH_MODE_LEXICAL) {
       const semanticOnly = mode === SearchMode.SEARCH_MODE_SEMANTIC;
+      // Semantic only: the lexical ranking is not read, so it is not computed.
+      hooks.lexicalDepth = semanticOnly ? 0 : this.fusion.depth;
       hooks.fuse = (i, lexical, accept) => {
         const v = byIndex.get(i);
         if (!v || !this.dense) return semanticOnly ? [] : lexical;

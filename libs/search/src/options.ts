@@ -67,7 +67,7 @@ export const searchIndexDefaults: ResolvedSearchIndexOptions = {
   prefixMinLength: 3,
   partialWeights: { fuzzy: 0.45, prefix: 0.375 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
-  commonTermShare: 0.3,
+  commonTermShare: 1,
   defaultLimit: 10,
   maxLimit: 50,
   maxQueries: 16,

@@ -1,18 +1,18 @@
 /**
  * The tool search index behind SearchTools: ranked keyword search over every provider's tools,
- * kept current by upserts and removals (no rebuild), built on MiniSearch (BM25+ with field
- * boosts, prefix and fuzzy matching).
+ * kept current by upserts and removals (no rebuild): BM25+ with field boosts, prefix and fuzzy
+ * matching, scored over typed arrays by LexicalIndex (see lexical-index.ts for why not MiniSearch's
+ * own search).
  */
 import { closestMatches, isWithinPath, type SearchHit, SearchMode, type SearchToolsResponse, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
-import MiniSearch from 'minisearch';
 
 import { type Analyzer, createAnalyzer } from './analyzer';
 import { hasCjk } from './cjk';
-import { IMPORTANCE_PRIOR, SEARCH_FIELDS, type SearchDocument, toDocument, type ToolEntry, toEntry } from './documents';
+import { IMPORTANCE_PRIOR, SEARCH_FIELDS, toDocument, type ToolEntry, toEntry } from './documents';
+import { LexicalIndex, type LexicalMatches, type LexicalScoring, type QueryTerm } from './lexical-index';
 import { type ResolvedSearchIndexOptions, type SearchIndexOptions, withSearchDefaults } from './options';
 import { checkRequest, type CheckedRequest, type ToolSearchRequest } from './request';
 import { CatalogOutline, categorySuggestion, closeSuggestions } from './suggestions';
-import { Vocabulary } from './vocabulary';
 
 /** What an update changed. */
 export interface IndexChange {
@@ -48,10 +48,12 @@ export interface RankHooks {
   maxBoost?: number;
   /** Fill each hit's `matchedOn`. */
   explain?: boolean;
+  /** How many of a query's best lexical results `fuse` reads; 0 skips the lexical ranking (semantic only). @default 100 */
+  lexicalDepth?: number;
 }
 
-/** MiniSearch field names as shown to agents in `matchedOn`. */
-const FIELD_LABEL: Readonly<Record<string, string>> = { name: 'name', category: 'category', description: 'description', params: 'parameters' };
+/** Field names as shown to agents in `matchedOn`, in SEARCH_FIELDS order. */
+const FIELD_LABELS: readonly string[] = SEARCH_FIELDS.map((f) => (f === 'params' ? 'parameters' : f));
 /** Order of the labels in `matchedOn`. */
 const LABEL_ORDER = ['name', 'category', 'description', 'parameters', 'semantic', 'usage'];
 
@@ -66,8 +68,7 @@ const OTHER_QUERIES_WEIGHT = 0.5;
 /** Catalogs smaller than this keep their common query words (see commonTermShare). */
 const COMMON_TERMS_MIN_TOOLS = 50;
 
-const identity = (term: string): string => term;
-const splitSpaces = (text: string): string[] => text.split(' ');
+const NO_MATCHES: LexicalMatches = { count: 0, slots: new Int32Array(0), scores: new Float64Array(0), fields: new Uint8Array(0) };
 
 /**
  * Ranked keyword search over tools of many providers.
@@ -85,17 +86,15 @@ export class ToolSearchIndex {
   /** The options in force, defaults filled in. */
   readonly options: ResolvedSearchIndexOptions;
   private readonly analyzer: Analyzer;
-  private readonly mini: MiniSearch<SearchDocument>;
+  private readonly lexical = new LexicalIndex(SEARCH_FIELDS.length);
+  private readonly scoring: LexicalScoring;
   private readonly entries = new Map<string, ToolEntry>();
   private readonly byProvider = new Map<string, Set<string>>();
   private usage = new Map<string, number>();
   /** Highest over lowest score multiplier a tool can get from importance and usage. */
   private maxPriorRatio: number;
-  private readonly vocabulary = new Vocabulary();
   /** Names and categories of the whole catalog for suggestions; dropped on every change. */
   private outline: CatalogOutline | undefined;
-  /** Collects the terms of the document being added (MiniSearch tokenizes inside add()). */
-  private captured: string[] | undefined;
 
   /** @throws SearchError invalid_options when an option is out of range. */
   constructor(options: SearchIndexOptions = {}) {
@@ -103,33 +102,24 @@ export class ToolSearchIndex {
     const o = this.options;
     this.maxPriorRatio = this.priorRatio();
     this.analyzer = createAnalyzer({ stemming: o.stemming, synonyms: o.synonyms });
-    const analyze = (text: string): string[] => {
-      const terms = this.analyzer.analyze(text);
-      this.captured?.push(...terms);
-      return terms;
-    };
-    // Prefix and fuzzy matching only expand words the catalog does not have (see Vocabulary).
-    const unknown = (term: string): boolean => !this.vocabulary.has(term);
-    this.mini = new MiniSearch<SearchDocument>({
-      idField: 'id',
-      fields: [...SEARCH_FIELDS],
-      tokenize: analyze,
-      processTerm: identity,
-      searchOptions: {
-        boost: { ...o.weights },
-        weights: { ...o.partialWeights },
-        bm25: { ...o.bm25 },
-        combineWith: 'OR',
-        // Queries arrive analysed (see search()): split on the spaces that join their terms.
-        tokenize: splitSpaces,
-        processTerm: identity,
-        // Long queries are sentences: their other words carry them, and expanding words is the
-        // costliest step of a search, so only short (keyword) queries get prefix and typo matching.
-        prefix: (term, _i, terms) => o.prefixMinLength > 0 && terms.length <= PARTIAL_MAX_TERMS && term.length >= (hasCjk(term) ? 2 : o.prefixMinLength) && unknown(term),
-        // Edit distance by length: short words have too many one-edit neighbours ("get" ~ "set").
-        fuzzy: (term, _i, terms) =>
-          o.fuzzy && terms.length <= PARTIAL_MAX_TERMS && term.length >= 4 && term.length <= FUZZY_MAX_LENGTH && !hasCjk(term) && unknown(term) && (term.length >= 8 ? 2 : 1),
-      },
+    this.scoring = { boosts: SEARCH_FIELDS.map((f) => o.weights[f]), bm25: { ...o.bm25 }, partial: { ...o.partialWeights } };
+  }
+
+  /**
+   * How each query word is matched. Prefix and fuzzy matching only expand words the catalog does
+   * not have (a known word is not a typo, and expanding it adds noise and time), and only in short
+   * (keyword) queries: sentences are carried by their other words, and expansion is the costliest
+   * step. Edit distance grows with length: short words have too many one-edit neighbours.
+   */
+  private queryTermSpecs(terms: readonly string[]): QueryTerm[] {
+    const o = this.options;
+    const short = terms.length <= PARTIAL_MAX_TERMS;
+    return terms.map((term) => {
+      const unknown = short && !this.lexical.has(term);
+      const cjk = hasCjk(term);
+      const prefix = unknown && o.prefixMinLength > 0 && term.length >= (cjk ? 2 : o.prefixMinLength);
+      const fuzzy = unknown && o.fuzzy && term.length >= 4 && term.length <= FUZZY_MAX_LENGTH && !cjk ? (term.length >= 8 ? 2 : 1) : 0;
+      return { term, prefix, fuzzy };
     });
   }
 
@@ -157,19 +147,9 @@ export class ToolSearchIndex {
         continue;
       }
       const doc = toDocument(info);
-      this.captured = [];
-      try {
-        if (existing) {
-          this.mini.replace(doc);
-          change.updated++;
-        } else {
-          this.mini.add(doc);
-          change.added++;
-        }
-        this.vocabulary.set(info.id, this.captured);
-      } finally {
-        this.captured = undefined;
-      }
+      this.lexical.set(info.id, SEARCH_FIELDS.map((f) => this.analyzer.analyze(doc[f])));
+      if (existing) change.updated++;
+      else change.added++;
       const entry = toEntry(info);
       this.entries.set(entry.id, entry);
       this.outline = undefined;
@@ -186,8 +166,7 @@ export class ToolSearchIndex {
     for (const id of ids) {
       const entry = this.entries.get(id);
       if (!entry) continue;
-      this.mini.discard(id);
-      this.vocabulary.delete(id);
+      this.lexical.remove(id);
       this.entries.delete(id);
       this.outline = undefined;
       const providerIds = this.byProvider.get(entry.provider);
@@ -267,7 +246,6 @@ export class ToolSearchIndex {
       const e = this.entries.get(id);
       return e !== undefined && (req.provider === '' || e.provider === req.provider) && isWithinPath(e.path, req.path);
     };
-    const filter = filtered ? (r: { id: string }) => accept(r.id) : undefined;
     const explain = hooks.explain === true;
     const matchedOn = new Map<string, Set<string>>();
     const maxBoost = Math.max(1, hooks.maxBoost ?? 1);
@@ -275,16 +253,19 @@ export class ToolSearchIndex {
     for (const [index, query] of req.queries) {
       const terms = this.queryTerms(query);
       if (terms.length === 0 && !hooks.fuse) continue;
-      const found = terms.length === 0 ? [] : this.mini.search(terms.join(' '), filter ? { filter } : undefined);
-      let results: RankedTool[] = found.map((r) => ({ id: r.id as string, score: r.score, matched: explain ? fieldsOf(r.match) : undefined }));
-      if (hooks.fuse) results = hooks.fuse(index, results, accept);
-      if (results.length === 0) continue;
+      const depth = req.limit * (req.queries.length > 1 ? 3 : 1);
+      const lexicalDepth = hooks.fuse ? (hooks.lexicalDepth ?? 100) : depth;
+      const found = terms.length === 0 || lexicalDepth === 0 ? NO_MATCHES : this.lexical.search(this.queryTermSpecs(terms), this.scoring, filtered ? accept : undefined);
       // Priors (importance, usage) scale a tool's score, by at most maxPriorRatio from the lowest
       // to the highest: results whose raw score is that far below the limit-th can never reach
-      // the top, so only the head of the list is merged (it is sorted by raw score). With several
-      // queries the head is deeper, as a tool's other queries add to its score.
-      const kth = results[Math.min(results.length, req.limit * (req.queries.length > 1 ? 3 : 1)) - 1]!.score;
-      const cut = kth / (this.maxPriorRatio * maxBoost);
+      // the top, so only the head of the list is ranked and merged. With several queries the head
+      // is deeper, as a tool's other queries add to its score.
+      const floor = 1 / (this.maxPriorRatio * maxBoost);
+      let results = this.ranked(found, lexicalDepth, hooks.fuse ? 1 : floor, explain);
+      if (hooks.fuse) results = hooks.fuse(index, results, accept);
+      if (results.length === 0) continue;
+      const kth = results[Math.min(results.length, depth) - 1]!.score;
+      const cut = kth * floor;
       let top = 0;
       const head: Array<[string, number]> = [];
       for (const r of results) {
@@ -326,6 +307,21 @@ export class ToolSearchIndex {
     });
   }
 
+  /**
+   * The best `depth` matches sorted by score (ties in index order), plus every further match
+   * scoring at least `floor` × the depth-th (those can still overtake it by their priors).
+   */
+  private ranked(found: LexicalMatches, depth: number, floor: number, explain: boolean): RankedTool[] {
+    const { count, slots, scores, fields } = found;
+    if (count === 0 || depth <= 0) return [];
+    let threshold = -Infinity;
+    if (count > depth) threshold = kthLargest(scores, count, depth) * floor;
+    const order: number[] = [];
+    for (let i = 0; i < count; i++) if (scores[i]! >= threshold) order.push(i);
+    order.sort((a, b) => scores[b]! - scores[a]! || slots[a]! - slots[b]!);
+    return order.map((i) => ({ id: this.lexical.idOf(slots[i]!), score: scores[i]!, matched: explain ? fieldsOf(fields[i]!) : undefined }));
+  }
+
   /** The distinct terms of a query (at most MAX_QUERY_TERMS), without its common words when it has rarer ones. */
   private queryTerms(query: string): string[] {
     const terms = [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
@@ -333,7 +329,7 @@ export class ToolSearchIndex {
     // A small catalog is searched fast anyway, and its word shares say little.
     if (share >= 1 || terms.length < 2 || this.entries.size < COMMON_TERMS_MIN_TOOLS) return terms;
     const common = share * this.entries.size;
-    const frequency = (t: string): number => this.vocabulary.frequency(t);
+    const frequency = (t: string): number => this.lexical.frequency(t);
     // Common words go only when a known rarer word carries the query (an unknown word may match nothing).
     if (!terms.some((t) => frequency(t) > 0 && frequency(t) <= common)) return terms;
     return terms.filter((t) => frequency(t) <= common);
@@ -365,14 +361,42 @@ export class ToolSearchIndex {
   }
 }
 
-/** The fields a MiniSearch result matched in, as `matchedOn` labels. */
-function fieldsOf(match: Record<string, string[]>): string[] {
-  const out = new Set<string>();
-  for (const fields of Object.values(match)) for (const f of fields) out.add(FIELD_LABEL[f] ?? f);
-  return [...out];
+/** The fields set in a LexicalIndex field mask, as `matchedOn` labels. */
+function fieldsOf(mask: number): string[] {
+  const out: string[] = [];
+  for (let f = 0; f < FIELD_LABELS.length; f++) if (mask & (1 << f)) out.push(FIELD_LABELS[f]!);
+  return out;
 }
 
 /** `matchedOn` text: the labels in a fixed order, comma-separated. */
 function labels(set: ReadonlySet<string> | undefined): string {
   return set ? LABEL_ORDER.filter((l) => set.has(l)).join(',') : '';
+}
+
+/** The k-th largest of the first `count` values (1-based k ≤ count), by quickselect on a copy. */
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  const a = values.slice(0, count);
+  let lo = 0;
+  let hi = count - 1;
+  const want = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! > pivot) i++;
+      while (a[j]! < pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else return a[want]!;
+  }
+  return a[want]!;
 }

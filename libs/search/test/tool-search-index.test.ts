@@ -96,12 +96,32 @@ describe('ToolSearchIndex ranking', () => {
   });
 });
 
-describe('ToolSearchIndex common query words', () => {
+describe('ToolSearchIndex common query words (commonTermShare below 1)', () => {
   // 60 tools that all "list records", one of which also mentions the weather.
   const tools = () => [
     ...Array.from({ length: 59 }, (_, i) => tool('crm', `records_${i}`, 'Lists records of the account.')),
     tool('crm', 'forecast', 'Lists records of the weather station.'),
   ];
+
+  const indexOf = (list: ReturnType<typeof tools>): ToolSearchIndex => {
+    const index = new ToolSearchIndex({ commonTermShare: 0.3 });
+    index.upsert(list);
+    return index;
+  };
+
+  it('keeps every word by default: sibling operations differ by their common verbs', () => {
+    const crud = [
+      ...Array.from({ length: 60 }, (_, i) => tool('cloud', `create_thing_${i}`, `Creates thing ${i}.`)),
+      tool('cloud', 'create_droplet', 'Creates a droplet from an image, in a region, with a size, tags and an SSH key.'),
+      tool('cloud', 'droplet', 'Gets a droplet: the droplet details of one droplet.'),
+    ];
+    const index = new ToolSearchIndex();
+    index.upsert(crud);
+    expect(index.options.commonTermShare).toBe(1);
+    expect(ids(index, ['create a droplet'], { limit: 1 })).toEqual(['cloud:create_droplet']);
+    // Leaving out "create" (in 61 of 62 tools) ranks by "droplet" alone.
+    expect(ids(indexOf(crud), ['create a droplet'], { limit: 1 })).toEqual(['cloud:droplet']);
+  });
 
   it('leaves out a word most tools have when a rarer word carries the query', () => {
     const index = indexOf(tools());
