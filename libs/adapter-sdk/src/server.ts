@@ -39,6 +39,7 @@ import { randomUUID } from 'node:crypto';
 
 import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
+import { RunAcks } from './run-acks';
 import { type QuarantineEntry, type ScreenedCatalog, screenCatalog, screenTool, toWireQuarantine } from './quarantine';
 import { SDK_NAME, SDK_VERSION } from './version';
 import type { AdapterDefinition, RunContext, ToolResult } from './types';
@@ -60,6 +61,12 @@ export interface ServeAdapterOptions {
   defaultTimeoutMs?: number;
   /** How long close() waits for in-flight runs before aborting them. @default 10000 */
   drainTimeoutMs?: number;
+  /**
+   * A run that answers within this many ms is not acknowledged separately (its reply says it all);
+   * longer runs are acknowledged together after it (see run-acks.ts). 0 acknowledges every run at once.
+   * @default 50
+   */
+  runAckDelayMs?: number;
   /** Announce the catalog to the registry at start-up. @default true */
   announceOnStart?: boolean;
   logger?: SdkLogger;
@@ -111,6 +118,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const running = new Set<AbortController>();
   /** Runs by their acknowledgement subject, which a dispatcher names when it cancels one. */
   const byCallRef = new Map<string, AbortController>();
+  const acks = new RunAcks(bus, instanceIdBytes, options.runAckDelayMs);
   let closing = false;
 
   const guard = (handler: (msg: BusMessage) => Promise<Uint8Array>) => async (msg: BusMessage): Promise<BusReply> => {
@@ -228,13 +236,16 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
 
   const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
     const ack = msg.headers[HEADER_ACK_SUBJECT];
-    if (ack) {
-      try {
-        bus.publish(ack, instanceIdBytes);
-      } catch {
-        // The ack only speeds up failure detection; the call goes on without it.
-      }
+    if (!ack) return handleRunAcked(msg);
+    acks.arrived(ack);
+    try {
+      return await handleRunAcked(msg);
+    } finally {
+      acks.answered(ack);
     }
+  };
+
+  const handleRunAcked = async (msg: BusMessage): Promise<Uint8Array> => {
     const req = decode(AdapterRunRequest, msg.data, 'run request');
     const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
     return tracer.startActiveSpan(
@@ -386,6 +397,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
         closing = true;
         clearInterval(heartbeatTimer);
         await heartbeat(); // tells dispatchers this replica is going, so they stop routing to it
+        acks.flush(); // the dispatchers learn now which calls this replica is draining
         // Stop taking work first; closing a subscription waits for its in-flight handlers.
         const unsubscribed = Promise.all(subs.map((s) => s.close()));
         const deadline = Date.now() + drainTimeoutMs;

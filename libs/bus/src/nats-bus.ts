@@ -2,7 +2,7 @@
  * NatsBus: the Bus on a real NATS server (core NATS for request/reply and publish/subscribe,
  * JetStream for durable events), using the official NATS.js v3 packages.
  */
-import { type Msg, type NatsConnection, type Status, type Subscription as NatsSubscription } from '@nats-io/nats-core';
+import { type Msg, type NatsConnection, PermissionViolationError, type Status, type Subscription as NatsSubscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import {
   DiscardPolicy,
@@ -30,9 +30,10 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus';
-import { BusError } from './errors';
+import { BusError, isBusError } from './errors';
 import { type HandlerErrorCallback } from './handler-error';
 import { NatsEventConsumer } from './nats-consumer';
+import { NatsRequests } from './nats-requests';
 import { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';
 import { fromNatsHeaders, toBusError, toNatsHeaders } from './nats-util';
 import { assertPattern, assertPublishSubject } from './subject';
@@ -180,6 +181,18 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
   }
 }
 
+/** Checks a JetStream publish acknowledgement (`{"stream":…,"seq":…}` or `{"error":{…}}`). @throws BusError publish_failed */
+function assertPubAck(subject: string, data: Uint8Array): void {
+  let ack: { stream?: unknown; error?: { code?: unknown; description?: unknown } };
+  try {
+    ack = JSON.parse(new TextDecoder().decode(data)) as typeof ack;
+  } catch {
+    throw new BusError('publish_failed', `publishEvent("${subject}"): the stream's acknowledgement is not JSON`);
+  }
+  if (ack.error) throw new BusError('publish_failed', `publishEvent("${subject}"): JetStream refused the event: ${String(ack.error.description)} (${String(ack.error.code)})`);
+  if (typeof ack.stream !== 'string' || ack.stream === '') throw new BusError('publish_failed', `publishEvent("${subject}"): invalid acknowledgement from the stream`);
+}
+
 /** JetStream errors that pass once a cluster has settled (leader election, a node catching up). */
 const TRANSIENT_JETSTREAM = /timeout|timed out|temporarily unavailable|not ready|no suitable peers/i;
 
@@ -242,6 +255,7 @@ export class NatsBus implements Bus {
   private closing: Promise<void> | undefined;
   private cork: Array<() => void> = [];
   private state: BusConnection;
+  private readonly requests: NatsRequests;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -250,7 +264,10 @@ export class NatsBus implements Bus {
     private readonly options: Required<NatsBusOptions>,
   ) {
     this.state = { connected: true, detail: `connected to ${nc.getServer()}`, sinceUnixMs: Date.now() };
-    this.watchStatus().catch(() => undefined); // ends with the connection; never unhandled
+    this.requests = new NatsRequests(nc, options.inboxPrefix);
+    this.watchStatus()
+      .catch(() => undefined) // ends with the connection; never unhandled
+      .finally(() => this.requests.close());
   }
 
   /** Connected, or since when not (from NATS.js status events: disconnect, reconnect, close). */
@@ -307,7 +324,7 @@ export class NatsBus implements Bus {
     assertTimeout(options.timeoutMs);
     assertPayload(data, options.headers, this.maxPayload);
     try {
-      const msg = await this.corked(() => this.nc.request(subject, data, { timeout: options.timeoutMs, headers: toNatsHeaders(options.headers) }));
+      const msg = await this.corked(() => this.requests.request(subject, data, toNatsHeaders(options.headers), options.timeoutMs));
       return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
     } catch (err) {
       throw toBusError(err, 'connection_failed', `request to "${subject}"`);
@@ -384,19 +401,19 @@ export class NatsBus implements Bus {
       throw new BusError('invalid_argument', `publishEvent("${subject}"): msgId must be a non-empty string`);
     }
     assertPayload(data, { ...options.headers, [HEADER_MSG_ID]: options.msgId }, this.maxPayload);
+    // A JetStream publish is a request whose reply is the stream's acknowledgement; sent through the
+    // shared request multiplexer (see nats-requests.ts) rather than NATS.js's JetStream client,
+    // which costs a request object, a timer and an Error per event.
+    const headers = toNatsHeaders({ ...options.headers, [HEADER_MSG_ID]: options.msgId });
+    let reply: Msg;
     try {
-      await this.js.publish(subject, data, {
-        msgID: options.msgId,
-        timeout: this.options.publishTimeoutMs,
-        ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: toNatsHeaders(options.headers) } : {}),
-      });
+      reply = await this.requests.request(subject, data, headers, this.options.publishTimeoutMs);
     } catch (err) {
-      // NATS.js reports "no stream listens" as JetStreamNotEnabled (a no-responders underneath).
-      const noStream = err instanceof Error && err.name === 'JetStreamNotEnabled';
-      throw noStream
+      throw isBusError(err, 'no_responders')
         ? new BusError('publish_failed', `publishEvent("${subject}"): no stream stores this subject (is ${EVENTS_STREAM} created?)`, { cause: err })
         : toBusError(err, 'publish_failed', `publishEvent("${subject}")`);
     }
+    assertPubAck(subject, reply.data);
   }
 
   async consumeEvents(options: ConsumeOptions): Promise<EventConsumer> {
@@ -433,6 +450,7 @@ export class NatsBus implements Bus {
         await this.nc.drain().catch(() => undefined);
       }
       await this.nc.closed();
+      this.requests.close();
       this.state = { connected: false, detail: 'closed', sinceUnixMs: Date.now() };
     })();
     return this.closing;
@@ -477,6 +495,9 @@ export class NatsBus implements Bus {
         this.state = { connected: false, detail: `disconnected from NATS (${'server' in s ? String(s.server) : 'server'}) since ${new Date(now).toISOString()}; reconnecting`, sinceUnixMs: now };
       } else if (s.type === 'reconnect') {
         this.state = { connected: true, detail: `connected to ${this.nc.getServer()} (reconnected ${new Date(now).toISOString()})`, sinceUnixMs: now };
+      } else if (s.type === 'error' && s.error instanceof PermissionViolationError && s.error.operation === 'publish') {
+        // A request the server refused to route: fail it now instead of at its timeout.
+        this.requests.failSubject(s.error.subject, s.error);
       }
       try {
         this.options.onStatus(toStatus(s));
