@@ -36,3 +36,8 @@ export interface WireError {
 
 /** A worker's answer to one job. */
 export type ReplyMessage = { id: number; ok: true; result: ToolResult } | { id: number; ok: false; error: WireError };
+
+/** Sent once by a worker when its script has loaded and it can take jobs at once. */
+export interface ReadyMessage {
+  ready: true;
+}
