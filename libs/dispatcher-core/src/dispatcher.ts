@@ -187,7 +187,7 @@ export class Dispatcher {
   private async listCached(provider: string, path: string, recursive: boolean, call: CallContext): Promise<AdapterListResponse> {
     let res: AdapterListResponse | undefined = await this.metadata.getList(provider, path, recursive);
     if (!res) {
-      res = await this.guardProvider(provider, () => this.client.list(provider, path, recursive, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
+      res = await this.guardProvider(provider, () => this.client.list(provider, path, recursive, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId, headers: call.traceHeaders }));
       await this.metadata.setList(provider, path, recursive, res);
     }
     return res;
@@ -226,12 +226,12 @@ export class Dispatcher {
     const limit = req.limit || 10;
     // A restricted view asks for more, so hits hidden from it do not leave the page short.
     const asked = vis ? { ...req, limit: Math.min(Math.max(limit * 4, limit + 20), 200) } : req;
-    const res = await this.registry.search({ ...asked, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs));
+    const res = await this.registry.search({ ...asked, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders);
     return vis ? vis.search(res, limit) : res;
   }
 
   async getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse> {
-    const res = await this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs));
+    const res = await this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders);
     const vis = this.visibility(call);
     return vis ? vis.preload(res, req.format) : res;
   }
@@ -485,7 +485,7 @@ export class Dispatcher {
             { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: callerLabel(principalOf(call), req.caller) },
             // The bus timeout outlives the adapter's own deadline a little, so the adapter's
             // precise TIMEOUT reply wins over a generic bus timeout.
-            { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: tracked.headers },
+            { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: call.traceHeaders ? { ...call.traceHeaders, ...tracked.headers } : tracked.headers },
           ),
           { name: info.name },
         ),
@@ -532,12 +532,12 @@ export class Dispatcher {
     assertToolName(name);
     let tool = await this.metadata.getInfo(provider, name);
     if (!tool) {
-      tool = await this.registry.info(provider, name, this.timeLeft(call, this.options.registryTimeoutMs)).catch((err: unknown) => {
+      tool = await this.registry.info(provider, name, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders).catch((err: unknown) => {
         if (isToolHubError(err, 'unavailable') || isToolHubError(err, 'timeout')) return undefined;
         throw err;
       });
       if (!tool?.tool) {
-        const info = await this.guardProvider(provider, () => this.client.info(provider, name, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId }));
+        const info = await this.guardProvider(provider, () => this.client.info(provider, name, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs), requestId: call.requestId, headers: call.traceHeaders }));
         tool = { tool: info, overlay: { importance: info.importance, enabled: true, fallbacks: [] }, origin: 1, updatedUnixMs: Date.now() };
       }
       await this.metadata.setInfo(tool);

@@ -22,18 +22,19 @@ import {
 export class RegistryClient {
   constructor(private readonly bus: Bus) {}
 
-  async search(req: SearchToolsRequest, timeoutMs: number): Promise<SearchToolsResponse> {
-    return this.call('search', SearchToolsRequest.encode(req).finish(), timeoutMs, (b) => SearchToolsResponse.decode(b));
+  /** `traceHeaders`: the caller's trace context, sent on explicitly (see grpc-edge `CallContext.traceHeaders`). */
+  async search(req: SearchToolsRequest, timeoutMs: number, traceHeaders?: Readonly<Headers>): Promise<SearchToolsResponse> {
+    return this.call('search', SearchToolsRequest.encode(req).finish(), timeoutMs, (b) => SearchToolsResponse.decode(b), traceHeaders);
   }
 
-  async preload(req: GetPreloadSetRequest, timeoutMs: number): Promise<GetPreloadSetResponse> {
-    return this.call('preload', GetPreloadSetRequest.encode(req).finish(), timeoutMs, (b) => GetPreloadSetResponse.decode(b));
+  async preload(req: GetPreloadSetRequest, timeoutMs: number, traceHeaders?: Readonly<Headers>): Promise<GetPreloadSetResponse> {
+    return this.call('preload', GetPreloadSetRequest.encode(req).finish(), timeoutMs, (b) => GetPreloadSetResponse.decode(b), traceHeaders);
   }
 
   /** The registry's view of a tool, or undefined when the registry does not know it. */
-  async info(provider: string, name: string, timeoutMs: number): Promise<RegisteredTool | undefined> {
+  async info(provider: string, name: string, timeoutMs: number, traceHeaders?: Readonly<Headers>): Promise<RegisteredTool | undefined> {
     try {
-      const res = await this.call('info', GetToolRequest.encode({ provider, name }).finish(), timeoutMs, (b) => GetToolResponse.decode(b));
+      const res = await this.call('info', GetToolRequest.encode({ provider, name }).finish(), timeoutMs, (b) => GetToolResponse.decode(b), traceHeaders);
       return res.tool;
     } catch (err) {
       if (isToolHubError(err, 'not_found')) return undefined;
@@ -41,8 +42,9 @@ export class RegistryClient {
     }
   }
 
-  private async call<T>(op: 'search' | 'preload' | 'info', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T): Promise<T> {
-    const headers: Headers = { [HEADER_DEADLINE]: String(Date.now() + timeoutMs) };
+  private async call<T>(op: 'search' | 'preload' | 'info', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T, traceHeaders?: Readonly<Headers>): Promise<T> {
+    const headers: Headers = { ...traceHeaders, [HEADER_DEADLINE]: String(Date.now() + timeoutMs) };
+    // With an async context manager the active span (a child of the caller's) wins; without one this adds nothing.
     propagation.inject(context.active(), headers);
     try {
       return readReply(await this.bus.request(registrySubject(op), data, { timeoutMs: Math.max(1, timeoutMs), headers }), decode);

@@ -47,6 +47,13 @@ export interface CallContext {
    * start, tests); treat absent as {@link LOCAL_PRINCIPAL} (see `principalOf`).
    */
   principal?: Principal;
+  /**
+   * W3C trace headers of the call's server span (`traceparent`, and `tracestate`/`baggage` when
+   * present), for requests the call sends on: without an async context manager (see
+   * @toolhub/telemetry `asyncContext`) the active span does not follow the call, so it is passed on
+   * explicitly. Empty when the edge has no valid span context.
+   */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** The principal of a call: the authenticated one, or the local principal for in-process calls. */
@@ -187,12 +194,15 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
         finish(req[DECODE_ERROR]);
         return;
       }
-      context.with(trace.setSpan(context.active(), span), () => {
+      const spanContext = trace.setSpan(parent, span);
+      const traceHeaders: Record<string, string> = {};
+      propagation.inject(spanContext, traceHeaders);
+      context.with(spanContext, () => {
         Promise.resolve()
           .then(() => principalFor(call, method, auth))
           .then((principal) => {
             if (principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
-            return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal });
+            return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
           })
           .then(
             (res) => finish(null, res),

@@ -40,26 +40,30 @@ export function currentState(): TelemetryState | undefined {
 }
 
 /**
- * Registers `provider` globally with the W3C TraceContext + Baggage propagators and an
- * AsyncLocalStorage context manager, and stores it as the process's state with one reference.
+ * Registers `provider` globally with the W3C TraceContext + Baggage propagators and, when
+ * `asyncContext`, an AsyncLocalStorage context manager, and stores it as the process's state with
+ * one reference. Without the context manager, `context.active()` is always the root context: the
+ * active span does not follow async calls, and services pass trace headers on explicitly (see
+ * grpc-edge's `CallContext.traceHeaders`).
  */
 export function registerProvider(
   provider: ShutdownableProvider,
   kind: TelemetryState['kind'],
   serviceName: string,
+  asyncContext = true,
 ): TelemetryState {
-  const contextManager: ContextManager = new AsyncLocalStorageContextManager();
-  contextManager.enable();
+  const contextManager: ContextManager | undefined = asyncContext ? new AsyncLocalStorageContextManager() : undefined;
+  contextManager?.enable();
   const registered = {
     // Each `setGlobal*` refuses (returns false) when something else registered first; then that
     // registration stays in charge and we must not disable it on shutdown.
     tracer: trace.setGlobalTracerProvider(provider),
-    context: context.setGlobalContextManager(contextManager),
+    context: contextManager ? context.setGlobalContextManager(contextManager) : false,
     propagator: propagation.setGlobalPropagator(
       new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
     ),
   };
-  if (!registered.context) contextManager.disable();
+  if (contextManager && !registered.context) contextManager.disable();
   const state: TelemetryState = { provider, kind, serviceName, refs: 1, closed: false, registered };
   (globalThis as GlobalWithState)[STATE_KEY] = state;
   return state;
