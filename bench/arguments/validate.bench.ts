@@ -12,8 +12,9 @@ import { resolve } from 'node:path';
 
 import { ArgumentValidator } from '@toolhub/arguments';
 import Ajv from 'ajv';
+import { repoRoot } from '@toolhub/test-harness';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = repoRoot(__dirname);
 const CATALOG = resolve(ROOT, '../shared/data/catalogs/livemcpbench.jsonl');
 const OUT = resolve(ROOT, 'bench/results/arguments-validate.json');
 

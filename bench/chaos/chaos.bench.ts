@@ -14,8 +14,9 @@ import { dirname, join, resolve } from 'node:path';
 
 import { runOverload, runScenario, SCENARIOS, type ScenarioResult } from './scenarios';
 import { startChaosStack } from './stack';
+import { repoRoot } from '@toolhub/test-harness';
 
-const ROOT = join(__dirname, '../..');
+const ROOT = repoRoot(__dirname);
 const OUT = resolve(ROOT, process.env['CHAOS_OUT'] ?? 'bench/results/chaos.json');
 const ONLY = process.env['CHAOS_ONLY']?.split(',').filter(Boolean);
 const wanted = (name: string): boolean => !ONLY || ONLY.includes(name);

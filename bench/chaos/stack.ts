@@ -17,6 +17,7 @@ import {
   type SpawnedProcess,
   startNatsServer,
   startRedisServer,
+  repoRoot,
   waitFor,
 } from '@toolhub/test-harness';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -24,7 +25,7 @@ import { join } from 'node:path';
 
 import { adminClient, type AdminClient } from '../../test/e2e/support/stack';
 
-const ROOT = join(__dirname, '../..');
+const ROOT = repoRoot(__dirname);
 
 /** Options of {@link startChaosStack}. */
 export interface ChaosStackOptions {

@@ -16,16 +16,16 @@
  */
 import { Client, credentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
 import { ErrorCode, ErrorInfo, errorCodeFromProto, GRPC_ERROR_TRAILER, RunStatus, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
-import { freePort, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
+import { freePort, repoRoot, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { heavyCases, LIGHT_KINDS } from './workloads';
 
-const ROOT = resolve(__dirname, __dirname.split(sep).includes('dist') ? '../../..' : '../..');
+const ROOT = repoRoot(__dirname);
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/containment.json');
 const BASELINE_MS = env('BENCH_BASELINE_MS', 8000);

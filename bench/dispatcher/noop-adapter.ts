@@ -1,46 +1,13 @@
 /**
- * The benchmark's adapter: provider `bench`, one no-op tool `noop` (read-only, returns "ok"), plus
- * any `noop_<n>`, so every GetToolInfo of a new n is a genuine cache miss. Run as its own process
- * by dispatcher.bench.ts (`node --import tsx bench/dispatcher/noop-adapter.ts`, NATS_URL set), or
- * imported for the in-process measurement.
+ * The benchmark's no-op adapter as its own process (see noop-tool.ts), on NATS_URL. Built and run
+ * by the benches as `node dist/bench/dispatcher/noop-adapter.js`.
  */
-import { type AdapterDefinition, staticCatalog, textResult, type ToolDefinition, toToolInfo } from '@toolhub/adapter-sdk';
-import { ToolHubError } from '@toolhub/contracts';
+import { serveAdapter } from '@toolhub/adapter-sdk';
+import { NatsBus } from '@toolhub/bus';
 
-export const BENCH_PROVIDER = 'bench';
-
-/** The no-op tool: its run does nothing but answer. */
-export const noopTool: ToolDefinition<never> = {
-  name: 'noop',
-  path: 'bench',
-  description: 'Does nothing and answers "ok". For benchmarks only.',
-  inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
-  annotations: { readOnly: true, idempotent: true, destructive: false, openWorld: false },
-  run: async () => textResult('ok'),
-};
-
-const NAME = /^noop(?:_\d{1,9})?$/;
-
-/** The adapter: `noop` plus a `noop_<n>` for every n, all running the same no-op. */
-export function benchAdapter(): AdapterDefinition {
-  const base = staticCatalog(BENCH_PROVIDER, [noopTool]);
-  return {
-    ...base,
-    provider: BENCH_PROVIDER,
-    async getToolInfo(name) {
-      if (!NAME.test(name)) throw ToolHubError.notFound(`Provider bench has no tool ${JSON.stringify(name)}; its tools are noop and noop_<n>.`, ['noop']);
-      return toToolInfo(BENCH_PROVIDER, { ...noopTool, name });
-    },
-    async runTool(name, args, ctx) {
-      if (!NAME.test(name)) throw ToolHubError.notFound(`Provider bench has no tool ${JSON.stringify(name)}.`, ['noop']);
-      return noopTool.run(args as never, ctx);
-    },
-  };
-}
+import { benchAdapter } from './noop-tool';
 
 async function main(): Promise<void> {
-  const { NatsBus } = await import('@toolhub/bus');
-  const { serveAdapter } = await import('@toolhub/adapter-sdk');
   const bus = await NatsBus.connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'bench-noop-adapter' });
   const service = await serveAdapter(bus, benchAdapter(), { announceOnStart: false });
   process.stdout.write(`noop adapter ready (${service.instanceId})\n`);
@@ -53,9 +20,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop());
 }
 
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`noop adapter failed: ${String(err)}\n`);
-    process.exit(1);
-  });
-}
+main().catch((err: unknown) => {
+  process.stderr.write(`noop adapter failed: ${String(err)}\n`);
+  process.exit(1);
+});

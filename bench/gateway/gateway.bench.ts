@@ -23,19 +23,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-import { freePort, isAlive, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, type NatsServerHandle } from '@toolhub/test-harness';
+import { freePort, isAlive, repoRoot, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, type NatsServerHandle } from '@toolhub/test-harness';
 
 import { ensurePeers, PEER_VERSIONS } from './peers';
 import { type FromGenerator, MESSAGE, type RunStats, type ToGenerator } from './protocol';
 
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'nx.json')) && existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no repository root (nx.json) above ${from}`);
-  }
-}
-
-const ROOT = findRoot(__dirname);
+const ROOT = repoRoot(__dirname);
 const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/gateway.json');
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 10_000);
 const WARM_MS = Number(process.env['BENCH_WARM_MS'] ?? 2_000);

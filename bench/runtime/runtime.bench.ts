@@ -10,13 +10,13 @@
  * Private nats-server, Redis and FerretDB are started (test-harness) unless NATS_URL/REDIS_URL/MONGO_URL are set.
  */
 import { connectClient } from '../../libs/dispatcher-core/test/support/grpc-client';
-import { childrenOf, freePort, mongoUrl, redisUrl, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
+import { childrenOf, freePort, mongoUrl, redisUrl, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, repoRoot } from '@toolhub/test-harness';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = repoRoot(__dirname);
 const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/runtime.json');
 const CALLS = Number(process.env['BENCH_CALLS'] ?? 2000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 32);

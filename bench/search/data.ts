@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { Importance, toToolName, type ToolInfo } from '@toolhub/contracts';
+import { repoRoot } from '@toolhub/test-harness';
 
-/** The repository root. */
-// From source (bench/search) or from the build (dist/bench/search).
-export const REPO_ROOT = resolve(__dirname, __dirname.split(/[\\/]/).includes('dist') ? '../../..' : '../..');
+/** The repository root, whether this runs from bench/search or from its build in dist/bench/search. */
+export const REPO_ROOT = repoRoot(__dirname);
 /** The shared data folder: $TOOLHUB_DATA_DIR, or ../shared/data relative to the repository. */
 export const DATA_DIR = process.env.TOOLHUB_DATA_DIR ?? resolve(REPO_ROOT, '../shared/data');
 /** Where benchmark results are written (git-ignored). */

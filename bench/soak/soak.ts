@@ -12,11 +12,11 @@
  */
 import { credentials } from '@grpc/grpc-js';
 import { RunStatus, ToolHubClient } from '@toolhub/contracts';
-import { freePort, scratchDir, spawnProcess, type SpawnedProcess } from '@toolhub/test-harness';
+import { freePort, scratchDir, spawnProcess, type SpawnedProcess, repoRoot } from '@toolhub/test-harness';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import { writeResult } from '../search/data';
 
@@ -30,7 +30,7 @@ const CONCURRENCY = Number(arg('concurrency', '16'));
 const SETTLE_MS = Number(arg('settle-ms', '20000'));
 const SAMPLE_EVERY = Number(arg('sample-every', '10000'));
 const FIRST = 10_000;
-const ROOT = resolve(__dirname, '../..');
+const ROOT = repoRoot(__dirname);
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 function rssMb(pid: number): number {

@@ -13,12 +13,13 @@
  */
 import { contentHash, Importance, importanceFromName, PATH_SEGMENT_PATTERN, toToolName, type ToolInfo } from '@toolhub/contracts';
 import { createLocalTools } from '@toolhub/local-tools';
+import { repoRoot } from '@toolhub/test-harness';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The catalogs folder, relative to the repository root. */
-export const CATALOG_DIR = join(__dirname, '..', '..', '..', 'shared', 'data', 'catalogs');
+export const CATALOG_DIR = join(repoRoot(__dirname), '..', 'shared', 'data', 'catalogs');
 
 export type Source = 'local' | 'livemcpbench' | 'docker-mcp-registry' | 'bfcl';
 

@@ -21,6 +21,7 @@ import {
 } from '@toolhub/agent-kit';
 import { type PreloadTool, PreloadFormat, RunStatus, ToolHubError, type ToolInfo } from '@toolhub/contracts';
 import { buildPreloadSet } from '@toolhub/registry-core';
+import { repoRoot } from '@toolhub/test-harness';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -228,7 +229,7 @@ async function main(): Promise<void> {
     tasks,
     summary,
   };
-  const dir = join(__dirname, '..', 'results');
+  const dir = join(repoRoot(__dirname), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'tokens.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nJSON: bench/results/tokens.json`);

@@ -9,6 +9,7 @@ export { killAllProcesses, scratchDir, spawnProcess, type ExitInfo, type SpawnOp
 export { childrenOf, isAlive, type ProcessRow } from './children';
 export { containersWanted, startMongoContainer } from './containers';
 export { seededRandom } from './random';
+export { repoRoot } from './repo-root';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats';
 export { postgresBinDir, startPostgresServer, type PostgresServer } from './postgres';
 export { startNatsCluster, type NatsClusterHandle } from './nats-cluster';
