@@ -1,6 +1,7 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
-import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
+import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { searchConfigFields } from '@toolhub/registry-core';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
@@ -20,14 +21,7 @@ export const registryConfig = defineConfig({
     schema: zDuration({ min: '0ms', max: '30d' }).default(3_600_000),
     description: 'A NEW statistics consumer on an empty store starts this far back ("1h"; "0ms" replays the whole stream); on a restored snapshot it starts at the newest call it holds',
   },
-  embeddingsUrl: {
-    env: 'TOOLHUB_EMBEDDINGS_URL',
-    schema: z.string().url().optional(),
-    description: 'OpenAI-compatible embeddings API base URL (e.g. http://127.0.0.1:8089/v1): hybrid search when set, lexical when not',
-  },
-  embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default('all-MiniLM-L6-v2'), description: 'Embeddings model name sent to the endpoint' },
-  embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
-  searchLearning: { env: 'TOOLHUB_SEARCH_LEARNING', schema: zBoolean().default(true), description: 'Learn from which tool ran after which search (boosts it for similar searches)' },
+  ...searchConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...natsAuthConfigFields(),

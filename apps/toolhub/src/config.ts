@@ -1,6 +1,7 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
+import { searchConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
@@ -16,14 +17,7 @@ export const toolhubConfig = defineConfig({
   mcpConfig: { env: 'TOOLHUB_MCP_CONFIG', schema: z.string().optional(), description: 'MCP servers file (default: server-everything over stdio)' },
   cloud: { env: 'TOOLHUB_CLOUD', schema: zBoolean().default(true), description: 'Mount the OpenAPI documents of TOOLHUB_CLOUD_CONFIG under provider cloud' },
   cloudConfig: { env: 'TOOLHUB_CLOUD_CONFIG', schema: z.string().optional(), description: 'OpenAPI documents file (default: the Petstore example, calling a mock at 127.0.0.1:4010)' },
-  embeddingsUrl: {
-    env: 'TOOLHUB_EMBEDDINGS_URL',
-    schema: z.string().url().optional(),
-    description: 'OpenAI-compatible embeddings API base URL (e.g. http://127.0.0.1:8089/v1): hybrid search when set, lexical when not',
-  },
-  embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default('all-MiniLM-L6-v2'), description: 'Embeddings model name sent to the endpoint' },
-  embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
-  searchLearning: { env: 'TOOLHUB_SEARCH_LEARNING', schema: zBoolean().default(true), description: 'Learn from which tool ran after which search (boosts it for similar searches)' },
+  ...searchConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...authConfigFields(),

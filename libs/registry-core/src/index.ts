@@ -3,7 +3,7 @@
  * ingestion, search, preload set and suggestions) and its operator gRPC API.
  */
 export { Registry, type RegistryOptions } from './registry';
-export { searchOptions, type SearchConfig } from './search-setup';
+export { searchConfigFields, searchOptions, type SearchConfig } from './search-setup';
 export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
 export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
 export { suggestPreload, preloadScore } from './suggest';

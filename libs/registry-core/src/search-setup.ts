@@ -1,5 +1,7 @@
 /** The registry's search settings from its configuration (shared by the registry app and the one-process mode). */
+import { zBoolean } from '@toolhub/config';
 import { OpenAiEmbeddings } from '@toolhub/search';
+import { z } from 'zod';
 
 import type { RegistryOptions } from './registry';
 
@@ -11,6 +13,24 @@ export interface SearchConfig {
   embeddingsKey?: string;
   /** Learning from use on or off. */
   searchLearning: boolean;
+}
+
+/**
+ * Config fields of {@link SearchConfig} (env TOOLHUB_EMBEDDINGS_URL, _MODEL, _KEY and
+ * TOOLHUB_SEARCH_LEARNING), spread into the `defineConfig` of every app that runs a registry, so
+ * the registry app and the one-process mode read search settings the same way.
+ */
+export function searchConfigFields() {
+  return {
+    embeddingsUrl: {
+      env: 'TOOLHUB_EMBEDDINGS_URL',
+      schema: z.string().url().optional(),
+      description: 'OpenAI-compatible embeddings API base URL (e.g. http://127.0.0.1:8089/v1): hybrid search when set, lexical when not',
+    },
+    embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default('all-MiniLM-L6-v2'), description: 'Embeddings model name sent to the endpoint' },
+    embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
+    searchLearning: { env: 'TOOLHUB_SEARCH_LEARNING', schema: zBoolean().default(true), description: 'Learn from which tool ran after which search (boosts it for similar searches)' },
+  } as const;
 }
 
 /** {@link RegistryOptions.search} for `config`: an embeddings client when a URL is set. */
