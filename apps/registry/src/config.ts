@@ -21,6 +21,11 @@ export const registryConfig = defineConfig({
     schema: zDuration({ min: '0ms', max: '30d' }).default(3_600_000),
     description: 'A NEW statistics consumer on an empty store starts this far back ("1h"; "0ms" replays the whole stream); on a restored snapshot it starts at the newest call it holds',
   },
+  resyncGraceMs: {
+    env: 'TOOLHUB_RESYNC_GRACE',
+    schema: zDuration({ min: '0ms', max: '1h' }).default(30_000),
+    description: 'After a start, how long adapters have to re-announce ("30s"): then the stored catalog of a provider with no live replica is retired; "0ms" = never',
+  },
   ...searchConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),

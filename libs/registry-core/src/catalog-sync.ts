@@ -67,6 +67,8 @@ export class CatalogSync {
   private readonly status = new Map<string, CatalogSyncStatus>();
   private readonly latest = new Map<string, CatalogAnnouncement>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** When this replica last took an announcement of each provider (its own clock). */
+  private readonly heardAt = new Map<string, number>();
   private readonly pageTimeoutMs: number;
   private readonly pageRetries: number;
 
@@ -94,6 +96,7 @@ export class CatalogSync {
       return Promise.resolve();
     }
     const provider = ann.provider;
+    this.heardAt.set(provider, Date.now());
     const current = this.status.get(provider);
     if (current?.state === 'synced' && current.catalogVersion === ann.catalogVersion && current.quarantinedTotal === (ann.quarantinedTotal ?? ann.quarantined.length)) {
       return Promise.resolve(); // another replica, or a re-announcement, of the catalog in place
@@ -101,6 +104,42 @@ export class CatalogSync {
     this.latest.set(provider, ann);
     const run = (this.chains.get(provider) ?? Promise.resolve()).then(() => this.sync(ann));
     this.chains.set(provider, run);
+    return run;
+  }
+
+  /**
+   * Retires a provider's stored adapter tools (an empty catalog: see ResyncGrace), after any sync
+   * of it still queued, unless an announcement of it arrived at or after `unlessHeardSince`.
+   * Resolves whether it retired them; state `retired` in the status.
+   * @throws what `apply` throws (the store is down); the status then says `failed`.
+   */
+  retire(provider: string, unlessHeardSince: number, reason: string): Promise<boolean> {
+    const run = (this.chains.get(provider) ?? Promise.resolve()).then(async () => {
+      if ((this.heardAt.get(provider) ?? -Infinity) >= unlessHeardSince) return false;
+      const status: CatalogSyncStatus = {
+        provider,
+        state: 'retired',
+        catalogVersion: '',
+        pagesReceived: 0,
+        pageCount: 0,
+        toolCount: 0,
+        error: reason,
+        updatedUnixMs: Date.now(),
+        instanceId: '',
+        quarantined: [],
+        quarantinedTotal: 0,
+        syncMs: 0,
+      };
+      try {
+        await this.apply(provider, '', []);
+      } catch (err) {
+        this.status.set(provider, { ...status, state: 'failed', error: `retiring the stored catalog failed: ${(err as Error).message}` });
+        throw err;
+      }
+      this.status.set(provider, status);
+      return true;
+    });
+    this.chains.set(provider, run.then(() => undefined, () => undefined));
     return run;
   }
 

@@ -11,3 +11,4 @@ export { parseOverlaysFile, applyOverlaysFile, overlaysFileSchema, type Overlays
 export { toRegisteredTool, toToolInfo, toWireStats } from './convert';
 export { CatalogSync, type CatalogSyncOptions, screenForStore } from './catalog-sync';
 export { ProviderLiveness, type LivenessOptions } from './liveness';
+export { ResyncGrace, type GraceHandlers, type GraceRound, type ProviderCheck, type ResyncGraceOptions } from './resync-grace';

@@ -12,8 +12,15 @@ export interface LivenessOptions {
   graceMs?: number;
 }
 
+/** What the registry last heard from one adapter replica. */
+interface ReplicaBeat {
+  seen: number;
+  /** The replica's catalog version (hash over its tools' names and versions). */
+  catalogVersion: string;
+}
+
 export class ProviderLiveness {
-  private readonly replicas = new Map<string, Map<string, number>>();
+  private readonly replicas = new Map<string, Map<string, ReplicaBeat>>();
   /** When each provider's last replica went away (stopping heartbeat or TTL). */
   private readonly lostAt = new Map<string, number>();
   private readonly ttlMs: number;
@@ -36,21 +43,31 @@ export class ProviderLiveness {
       return;
     }
     if (!h.provider || !h.instanceId) return;
-    const byInstance = this.replicas.get(h.provider) ?? new Map<string, number>();
+    const byInstance = this.replicas.get(h.provider) ?? new Map<string, ReplicaBeat>();
     this.replicas.set(h.provider, byInstance);
     if (!h.healthy && h.detail === 'stopping') {
       byInstance.delete(h.instanceId);
       if (this.liveCount(h.provider, now) === 0) this.lostAt.set(h.provider, now);
       return;
     }
-    byInstance.set(h.instanceId, now);
+    byInstance.set(h.instanceId, { seen: now, catalogVersion: h.catalogVersion });
     this.lostAt.delete(h.provider);
   }
 
   private liveCount(provider: string, now: number): number {
-    let n = 0;
-    for (const seen of this.replicas.get(provider)?.values() ?? []) if (now - seen <= this.ttlMs) n++;
-    return n;
+    return this.liveCatalogVersions(provider, now).length;
+  }
+
+  /** True while `provider` has a replica heard from within the TTL (no start-up grace). */
+  isLive(provider: string, now = Date.now()): boolean {
+    return this.liveCount(provider, now) > 0;
+  }
+
+  /** The catalog versions the live replicas of `provider` reported in their last heartbeats. */
+  liveCatalogVersions(provider: string, now = Date.now()): string[] {
+    const out: string[] = [];
+    for (const r of this.replicas.get(provider)?.values() ?? []) if (now - r.seen <= this.ttlMs) out.push(r.catalogVersion);
+    return out;
   }
 
   /** 0 while `provider` has a live replica (or the start-up grace runs), else since when it has none (unix ms). */
@@ -58,7 +75,7 @@ export class ProviderLiveness {
     if (this.liveCount(provider, now) > 0) return 0;
     const lost = this.lostAt.get(provider);
     if (lost !== undefined) return lost;
-    const seen = [...(this.replicas.get(provider)?.values() ?? [])];
+    const seen = [...(this.replicas.get(provider)?.values() ?? [])].map((r) => r.seen);
     if (seen.length > 0) return Math.max(...seen) + this.ttlMs;
     return now - this.startedAt < this.graceMs ? 0 : this.startedAt;
   }

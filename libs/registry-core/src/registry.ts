@@ -4,7 +4,7 @@
  * `tool.called` events), answers tool search and the preload set, and publishes invalidation
  * events whenever what agents see changes.
  */
-import { errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
+import { catalogVersion, errorReply, okReply, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
@@ -41,6 +41,7 @@ import { type LivenessOptions, ProviderLiveness } from './liveness';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
 import { buildPreloadSet } from './preload-set';
+import { type GraceRound, ResyncGrace, type ResyncGraceOptions } from './resync-grace';
 import { StatsIngestion } from './stats-ingestion';
 import { suggestPreload } from './suggest';
 
@@ -49,6 +50,12 @@ export interface RegistryOptions {
   catalogSync?: CatalogSyncOptions;
   /** When a provider counts as down for search (heartbeat TTL, start-up grace; see LivenessOptions). */
   liveness?: LivenessOptions;
+  /**
+   * After the start: how long adapters have to re-announce before stored catalogs they did not
+   * confirm are retired (no live replica) or asked for again (see ResyncGrace).
+   * @default { graceMs: 30000, rounds: 3 }
+   */
+  resync?: ResyncGraceOptions;
   /** Durable consumer name of the statistics ingestion (shared by registry replicas). @default 'registry-stats' */
   statsConsumer?: string;
   /**
@@ -100,6 +107,8 @@ export class Registry {
   private consumerClosed = false;
 
   private readonly catalogSync: CatalogSync;
+  /** Stored catalogs not confirmed since the start (settled after the resync grace period). */
+  private grace?: ResyncGrace;
   /** Which providers have a live adapter replica (from heartbeats). */
   readonly liveness: ProviderLiveness;
   /** Events ingested since start (for benchmarks and health). */
@@ -113,7 +122,7 @@ export class Registry {
     readonly bus: Bus,
     readonly store: RegistryStore,
     readonly search: ToolSearchIndex,
-    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync' | 'search' | 'liveness'>>,
+    private readonly options: Required<Omit<RegistryOptions, 'logger' | 'catalogSync' | 'search' | 'liveness' | 'resync'>>,
     logger: SdkLogger | undefined,
     catalogSyncOptions: CatalogSyncOptions = {},
     searchOptions: RegistryOptions['search'] = {},
@@ -138,7 +147,9 @@ export class Registry {
       options.search,
       options.liveness,
     );
-    registry.search.upsert((await store.listTools({ enabled: true })).map(toToolInfo));
+    const stored = await store.listTools();
+    registry.search.upsert(stored.filter((t) => t.enabled).map(toToolInfo));
+    registry.grace = registry.resyncGrace(stored, options.resync);
     // In the background: vectors of unchanged tools come from the store; searches meanwhile are
     // lexical for tools without one (the reply's note says so).
     void registry.hybrid.syncVectors();
@@ -179,7 +190,38 @@ export class Registry {
     });
     bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
     bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array()); // heartbeats now, not in up to 5 s
+    registry.grace.start();
     return registry;
+  }
+
+  /** Providers whose stored adapter catalogs must be confirmed after the start (see ResyncGrace). */
+  private resyncGrace(stored: readonly StoredTool[], options: ResyncGraceOptions = {}): ResyncGrace {
+    const providers = new Set(stored.filter((t) => t.source === 'adapter').map((t) => t.provider));
+    return new ResyncGrace(
+      providers,
+      {
+        inspect: async (provider) => {
+          const live = this.liveness.liveCatalogVersions(provider);
+          if (live.length === 0) return { live: false, matchesStore: false };
+          const tools = (await this.store.listTools({ provider })).filter((t) => t.source === 'adapter');
+          return { live: true, matchesStore: live.includes(catalogVersion(tools)) };
+        },
+        retire: (provider, checkedAt) => this.catalogSync.retire(provider, checkedAt, 'no adapter replica re-announced this catalog within the grace period after the registry started; its tools were retired'),
+        askAgain: () => this.bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'catalog not confirmed after the registry started' }).finish()),
+      },
+      this.log,
+      options,
+    );
+  }
+
+  /** Stored providers not confirmed since the start (empty once the resync grace period settled them). */
+  get unconfirmedProviders(): string[] {
+    return this.grace?.unconfirmed ?? [];
+  }
+
+  /** Settles the stored catalogs now instead of at the end of the grace period (tests, operators). */
+  settleStoredCatalogs(): Promise<GraceRound> {
+    return this.grace?.settle() ?? Promise.resolve({ confirmed: [], retired: [], pending: [], gaveUp: [] });
   }
 
   /** Applies an adapter's catalog announcement (inline or paged): see CatalogSync. */
@@ -195,6 +237,7 @@ export class Registry {
   /** Switches a provider to a screened catalog: store, events, search index. */
   private async applyCatalog(provider: string, catalogVersion: string, tools: ToolInfo[]): Promise<void> {
     const res = await this.store.upsertTools(provider, tools);
+    this.grace?.confirm(provider);
     const versions = new Map(tools.map((t) => [t.name, t.version]));
     const id = (n: string) => toolId(provider, n);
     await this.events.invalidated([
@@ -338,6 +381,7 @@ export class Registry {
   }
 
   async close(): Promise<void> {
+    this.grace?.close();
     this.consumerClosed = true;
     await this.ingestion?.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));

@@ -7,6 +7,7 @@ import { EXIT_CODES, type ExitCode } from '../exit-codes';
 function progress(s: CatalogSyncStatus): string {
   if (s.state === 'receiving') return `receiving ${s.pagesReceived}/${s.pageCount} pages`;
   if (s.state === 'failed') return `FAILED: ${s.error}`;
+  if (s.state === 'retired') return `retired: ${s.error}`;
   return s.pageCount > 0 ? `synced (${s.pageCount} pages, ${s.syncMs} ms)` : `synced (${s.syncMs} ms)`;
 }
 

@@ -1,0 +1,216 @@
+/**
+ * The grace period after a registry start: stored catalogs nobody confirmed are retired when their
+ * provider has no live replica, asked for again when a live one reports another catalog, and left
+ * alone when a sync or a matching heartbeat confirms them. First the decisions with fake handlers,
+ * then a registry on the in-process bus and an embedded store that outlives it.
+ */
+import { type AdapterService, catalogVersion, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { type Bus, InProcessBus } from '@toolhub/bus';
+import { Importance, registrySubject, type ToolInfo } from '@toolhub/contracts';
+import { EmbeddedRegistryStore } from '@toolhub/store';
+import { waitFor } from '@toolhub/test-harness';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { type GraceHandlers, type ProviderCheck, Registry, ResyncGrace } from '../src';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/** Handlers answering from a table; records what the grace asked of them. */
+function fakeHandlers(checks: Record<string, ProviderCheck | Error>): GraceHandlers & { retired: string[]; asked: number } {
+  const h = {
+    retired: [] as string[],
+    asked: 0,
+    inspect: async (p: string) => {
+      const c = checks[p];
+      if (c instanceof Error) throw c;
+      return c ?? { live: false, matchesStore: false };
+    },
+    retire: async (p: string) => {
+      h.retired.push(p);
+      return true;
+    },
+    askAgain: () => {
+      h.asked++;
+    },
+  };
+  return h;
+}
+
+describe('ResyncGrace', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('retires providers with no live replica, keeps confirmed ones and asks live ones with another catalog again', async () => {
+    const h = fakeHandlers({ gone: { live: false, matchesStore: false }, same: { live: true, matchesStore: true }, changed: { live: true, matchesStore: false } });
+    const grace = new ResyncGrace(['gone', 'same', 'changed', 'synced'], h, silent, { graceMs: 60_000 });
+    grace.confirm('synced');
+    const round = await grace.settle();
+    grace.close();
+    expect(round).toEqual({ confirmed: ['same'], retired: ['gone'], pending: ['changed'], gaveUp: [] });
+    expect(h.retired).toEqual(['gone']);
+    expect(h.asked).toBe(1);
+    expect(grace.unconfirmed).toEqual(['changed']);
+  });
+
+  it('stops asking a live provider with another catalog after the last round and leaves its tools', async () => {
+    const h = fakeHandlers({ changed: { live: true, matchesStore: false } });
+    const grace = new ResyncGrace(['changed'], h, silent, { graceMs: 60_000, rounds: 2 });
+    expect((await grace.settle()).pending).toEqual(['changed']);
+    expect((await grace.settle()).gaveUp).toEqual(['changed']);
+    grace.close();
+    expect(h.retired).toEqual([]);
+    expect(h.asked).toBe(1);
+    expect(grace.unconfirmed).toEqual([]);
+  });
+
+  it('keeps a provider whose check fails for the next round instead of throwing', async () => {
+    const h = fakeHandlers({ flaky: new Error('store down'), gone: { live: false, matchesStore: false } });
+    const grace = new ResyncGrace(['flaky', 'gone'], h, silent, { graceMs: 60_000 });
+    const round = await grace.settle();
+    grace.close();
+    expect(round).toEqual({ confirmed: [], retired: ['gone'], pending: ['flaky'], gaveUp: [] });
+  });
+
+  it('does not retire a provider that announced while it was being checked', async () => {
+    const h = fakeHandlers({ late: { live: false, matchesStore: false } });
+    h.retire = async () => false; // an announcement arrived after the check
+    const grace = new ResyncGrace(['late'], h, silent, { graceMs: 60_000 });
+    expect(await grace.settle()).toEqual({ confirmed: [], retired: [], pending: ['late'], gaveUp: [] });
+    grace.close();
+  });
+
+  it('settles by itself once the grace period has passed, and not before', async () => {
+    jest.useFakeTimers();
+    const h = fakeHandlers({});
+    const grace = new ResyncGrace(['gone'], h, silent, { graceMs: 30_000 });
+    grace.start();
+    await jest.advanceTimersByTimeAsync(29_000);
+    expect(h.retired).toEqual([]);
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(h.retired).toEqual(['gone']);
+    grace.close();
+  });
+
+  it('never settles when the grace period is 0 (off)', async () => {
+    jest.useFakeTimers();
+    const h = fakeHandlers({});
+    const grace = new ResyncGrace(['gone'], h, silent, { graceMs: 0 });
+    grace.start();
+    await jest.advanceTimersByTimeAsync(3_600_000);
+    expect(h.retired).toEqual([]);
+    expect(grace.unconfirmed).toEqual(['gone']);
+  });
+});
+
+const def = (name: string): ToolDefinition<never> => ({
+  name,
+  path: 'ops',
+  description: `Operation ${name} of the test provider.`,
+  inputSchema: { type: 'object', properties: {} },
+  run: async () => textResult(name),
+});
+
+const apiTool = (provider: string, name: string): ToolInfo => ({
+  id: `${provider}:${name}`,
+  provider,
+  name,
+  path: 'hand',
+  description: 'Registered by an operator through the admin API.',
+  inputSchema: { type: 'object', properties: {} },
+  outputDescription: '',
+  examples: [],
+  importance: Importance.IMPORTANCE_NORMAL,
+  annotations: {},
+  version: '',
+  tags: [],
+  defaultTimeoutMs: 0,
+});
+
+describe('a restarted registry settles the catalogs it stored', () => {
+  let dir: string;
+  let bus: InProcessBus;
+  let store: EmbeddedRegistryStore;
+  let registry: Registry | undefined;
+  const adapters: AdapterService[] = [];
+  const searchNames = (r: Registry, provider: string) => r.search.search({ queries: ['operation test provider'], provider, path: '', limit: 10 } as never).hits.map((h) => h.name).sort();
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'resync-grace-'));
+    bus = new InProcessBus();
+    store = await EmbeddedRegistryStore.open({ dir });
+  });
+  afterEach(async () => {
+    await Promise.all(adapters.splice(0).map((a) => a.close()));
+    await registry?.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('retires the tools of a provider whose adapter did not come back, and serves a changed catalog without its vanished tool', async () => {
+    // Before the restart: two adapters synced, and an operator registered a tool by hand.
+    registry = await Registry.start(bus, store, { resync: { graceMs: 0 } });
+    const shifty = await serveAdapter(bus, { provider: 'shifty', ...staticCatalog('shifty', [def('alpha'), def('beta')]) }, { instanceId: 'shifty-1' });
+    const gone = await serveAdapter(bus, { provider: 'gone', ...staticCatalog('gone', [def('orphan')]) }, { instanceId: 'gone-1' });
+    await registry.registerTool(apiTool('gone', 'by_hand'));
+    await waitFor(async () => ((await store.listTools()).length === 4 ? true : undefined), { timeoutMs: 10_000 });
+    await registry.close();
+    await Promise.all([shifty.close(), gone.close()]);
+
+    // While no registry runs, shifty's catalog changes (beta vanishes, gamma comes) and gone stays away.
+    adapters.push(await serveAdapter(bus, { provider: 'shifty', ...staticCatalog('shifty', [def('alpha'), def('gamma')]) }, { instanceId: 'shifty-2' }));
+    registry = await Registry.start(bus, store, { resync: { graceMs: 60_000 } });
+    const r = registry;
+    await waitFor(async () => ((await store.listTools({ provider: 'shifty' })).map((t) => t.name).join() === 'alpha,gamma' ? true : undefined), { timeoutMs: 10_000 });
+    expect(r.unconfirmedProviders).toEqual(['gone']);
+    // Within the grace period the stored catalog of gone is still served.
+    expect(searchNames(r, 'gone')).toEqual(['by_hand', 'orphan']);
+
+    expect(await r.settleStoredCatalogs()).toEqual({ confirmed: [], retired: ['gone'], pending: [], gaveUp: [] });
+    await expect(r.getTool('gone', 'orphan')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(r.getTool('shifty', 'beta')).rejects.toMatchObject({ code: 'not_found' });
+    expect(searchNames(r, 'gone')).toEqual(['by_hand']);
+    expect(searchNames(r, 'shifty')).toEqual(['alpha', 'gamma']);
+    // The operator's own tool of that provider stays; the status says why the rest went.
+    expect((await r.getTool('gone', 'by_hand')).tool?.name).toBe('by_hand');
+    expect(r.catalogStatus('gone')[0]).toMatchObject({ state: 'retired', toolCount: 0 });
+    expect(r.catalogStatus('gone')[0]?.error).toMatch(/grace period/);
+
+    // When the adapter comes back, its tools do too.
+    adapters.push(await serveAdapter(bus, { provider: 'gone', ...staticCatalog('gone', [def('orphan')]) }, { instanceId: 'gone-2' }));
+    await waitFor(async () => ((await store.getTool('gone', 'orphan')) ? true : undefined), { timeoutMs: 10_000 });
+  });
+
+  it("confirms a stored catalog from a live replica's heartbeat when another registry replica took the re-announcement", async () => {
+    registry = await Registry.start(bus, store, { resync: { graceMs: 0 } });
+    const first = await serveAdapter(bus, { provider: 'steady', ...staticCatalog('steady', [def('alpha'), def('beta')]) }, { instanceId: 'steady-1' });
+    await waitFor(async () => ((await store.listTools({ provider: 'steady' })).length === 2 ? true : undefined), { timeoutMs: 10_000 });
+    await registry.close();
+    await first.close();
+
+    // This replica of the same catalog never hears the resync: as if another registry replica took
+    // its re-announcement and skipped it as the catalog in place. Its heartbeats still arrive.
+    adapters.push(await serveAdapter(deafToResync(bus), { provider: 'steady', ...staticCatalog('steady', [def('alpha'), def('beta')]) }, { instanceId: 'steady-2', announceOnStart: false }));
+    const second = await Registry.start(bus, store, { resync: { graceMs: 60_000 } });
+    registry = second;
+    const stored = (await store.listTools({ provider: 'steady' })).map((t) => ({ name: t.name, version: t.version }));
+    await waitFor(() => (second.liveness.liveCatalogVersions('steady').includes(catalogVersion(stored)) ? true : undefined), { timeoutMs: 10_000 });
+    expect(second.unconfirmedProviders).toEqual(['steady']);
+    expect((await second.settleStoredCatalogs()).confirmed).toEqual(['steady']);
+    expect((await store.listTools({ provider: 'steady' })).map((t) => t.name)).toEqual(['alpha', 'beta']);
+  });
+});
+
+/** `bus`, except that subscriptions to the registry's resync request hear nothing. */
+function deafToResync(bus: Bus): Bus {
+  return new Proxy(bus, {
+    get(target, prop) {
+      if (prop === 'subscribe') {
+        return (subject: string, ...rest: unknown[]) =>
+          subject === registrySubject('resync') ? Promise.resolve({ close: async () => undefined }) : (target.subscribe as (...a: unknown[]) => unknown).call(target, subject, ...rest);
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
