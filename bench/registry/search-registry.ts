@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   if (!dir || !servers) throw new Error('Set BENCH_STORE_DIR (an embedded store directory) and NATS_URL.');
   const bus = await NatsBus.connect({ servers, name: 'bench-registry-process' });
   const store = await EmbeddedRegistryStore.open({ dir });
-  const registry = await Registry.start(bus, store, { statsConsumer: `bench_search_process_${process.pid}` });
+  // No adapter announces the synced providers: keep them past the resync grace period.
+  const registry = await Registry.start(bus, store, { statsConsumer: `bench_search_process_${process.pid}`, resync: { graceMs: 0 } });
   process.once('SIGTERM', () => {
     void (async () => {
       await registry.close();

@@ -6,14 +6,14 @@
  */
 import { type AdapterService, catalogVersion, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { type Bus, InProcessBus } from '@toolhub/bus';
-import { Importance, registrySubject, type ToolInfo } from '@toolhub/contracts';
+import { CatalogAnnouncement, Importance, registrySubject, type ToolInfo } from '@toolhub/contracts';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type GraceHandlers, type ProviderCheck, Registry, ResyncGrace } from '../src';
+import { CatalogSync, type GraceHandlers, type ProviderCheck, Registry, ResyncGrace } from '../src';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -100,6 +100,28 @@ describe('ResyncGrace', () => {
     await jest.advanceTimersByTimeAsync(3_600_000);
     expect(h.retired).toEqual([]);
     expect(grace.unconfirmed).toEqual(['gone']);
+  });
+});
+
+describe('CatalogSync.retire', () => {
+  it('retires a provider with an empty catalog unless it announced at or after the check', async () => {
+    const applied: Array<[string, number]> = [];
+    const sync = new CatalogSync(new InProcessBus(), async (provider, _version, tools) => void applied.push([provider, tools.length]), silent);
+    const checkedAt = Date.now();
+    const ann = CatalogAnnouncement.encode({ provider: 'late', instanceId: 'late-1', tools: [], catalogVersion: 'v1', announcedUnixMs: 0, quarantined: [] } as unknown as CatalogAnnouncement).finish();
+    await sync.onAnnouncement({ subject: registrySubject('sync'), data: ann, headers: {} });
+    expect(await sync.retire('late', checkedAt, 'gone')).toBe(false);
+    expect(sync.statuses('late')[0]?.state).toBe('synced');
+
+    expect(await sync.retire('quiet', checkedAt, 'no adapter re-announced within the grace period')).toBe(true);
+    expect(applied).toEqual([['late', 0], ['quiet', 0]]);
+    expect(sync.statuses('quiet')[0]).toMatchObject({ state: 'retired', toolCount: 0, error: 'no adapter re-announced within the grace period' });
+  });
+
+  it('reports a retirement the store refused as failed, and rejects', async () => {
+    const sync = new CatalogSync(new InProcessBus(), async () => Promise.reject(new Error('store down')), silent);
+    await expect(sync.retire('quiet', Date.now(), 'gone')).rejects.toThrow('store down');
+    expect(sync.statuses('quiet')[0]).toMatchObject({ state: 'failed', error: 'retiring the stored catalog failed: store down' });
   });
 });
 

@@ -51,18 +51,28 @@ export interface RegistryProcess {
   proc: SpawnedProcess;
   admin: AdminClient;
   dbName: string;
+  consumer: string;
   /** SIGTERM, then drops its database and deletes its durable consumer (shared services stay tidy). */
   stop(): Promise<void>;
+  /** SIGTERM only: database and consumer stay for a registry started with `restartOf`. */
+  halt(): Promise<void>;
 }
 
-export async function startRegistry(nats: string, mongo: string, label: string): Promise<RegistryProcess> {
+export interface RegistryProcessOptions {
+  /** Start on the database and stats consumer of this (halted) registry: a restart. */
+  restartOf?: RegistryProcess;
+  /** More environment variables (e.g. TOOLHUB_RESYNC_GRACE). */
+  env?: Record<string, string>;
+}
+
+export async function startRegistry(nats: string, mongo: string, label: string, options: RegistryProcessOptions = {}): Promise<RegistryProcess> {
   const run = randomUUID().slice(0, 8);
-  const dbName = `e2e_${label}_${run}`;
-  const consumer = `e2e_${label}_${run}`;
+  const dbName = options.restartOf?.dbName ?? `e2e_${label}_${run}`;
+  const consumer = options.restartOf?.consumer ?? `e2e_${label}_${run}`;
   const adminPort = await freePort();
   const proc = await startApp(
     'registry',
-    { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: dbName, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: consumer },
+    { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: dbName, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: consumer, ...options.env },
     /registry ready/,
   );
   const admin = adminClient(`127.0.0.1:${adminPort}`);
@@ -70,6 +80,11 @@ export async function startRegistry(nats: string, mongo: string, label: string):
     proc,
     admin,
     dbName,
+    consumer,
+    halt: async () => {
+      admin.close();
+      await proc.kill('SIGTERM');
+    },
     stop: async () => {
       admin.close();
       await proc.kill('SIGTERM');
