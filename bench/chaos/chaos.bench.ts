@@ -1,18 +1,19 @@
 /**
  * The chaos suite, by one command:
  *
- *   npx tsx bench/chaos/chaos.bench.ts
+ *   npm run bench -- chaos
  *
  * Starts the multi-process deployment (bench/chaos/stack.ts), runs every scenario of
  * bench/chaos/scenarios.ts one after the other on it, then 2,000 concurrent calls, prints a table
  * and writes bench/results/chaos.json. `CHAOS_ONLY=<name>[,<name>]` runs some scenarios (and
- * `overload-2000` by that name); `CHAOS_BUILT=1` runs the apps' built JavaScript from dist/ where
- * built (`node scripts/build.mjs apps/<app> src/main.ts`).
+ * `database-outage` and `overload-2000` by those names); the apps run as built
+ * JavaScript from dist/apps (`npm run bench -- chaos` builds them first), or under tsx with CHAOS_BUILT=0. The database outage reads CHAOS_OUTAGE_RATE, CHAOS_OUTAGE_MS,
+ * CHAOS_OUTAGE_MODE, CHAOS_OUTAGE_WARM_MS and CHAOS_OUTAGE_MAX_AFTER_MS (see `outageOptions`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-import { runOverload, runScenario, SCENARIOS, type ScenarioResult } from './scenarios';
+import { outageName, outageOptions, runDatabaseOutage, runOverload, runScenario, SCENARIOS, type ScenarioResult } from './scenarios';
 import { startChaosStack } from './stack';
 import { repoRoot } from '@toolhub/test-harness';
 
@@ -31,11 +32,21 @@ function verdict(r: ScenarioResult): string {
   if (r.p99AdmittedMs !== undefined && r.p99AdmittedMs >= 1000) problems.push(`p99 admitted ${r.p99AdmittedMs} ms (aim < 1 s)`);
   if (r.dispatcherPeakRssMiB !== undefined && r.dispatcherPeakRssMiB >= 300) problems.push(`RSS ${r.dispatcherPeakRssMiB} MiB (aim < 300)`);
   if (r.scenario.startsWith('overload') && !r.failedByCode['RESOURCE_EXHAUSTED']) problems.push('nothing shed');
+  if (r.outage && r.outage.achievedRate < 0.95 * r.outage.targetRate) problems.push(`load ${r.outage.achievedRate}/s, not the ${r.outage.targetRate}/s asked`);
+  if (r.outage && r.outage.backlogDrainedMs < 0) problems.push('backlog not drained while the load ran');
   return problems.length ? problems.join('; ') : 'met';
 }
 
+function outageNote(o: NonNullable<ScenarioResult['outage']>): string {
+  return (
+    `${o.mode} ${o.outageMs} ms at ${o.achievedRate}/s (asked ${o.targetRate}/s${o.notStarted ? `, ${o.notStarted} not started` : ''}); ` +
+    `backlog ${o.backlogAtRestart} events at restart, drained ${o.backlogDrainedMs} ms after it (${o.ingestPerSecond} events/s); ` +
+    `lag 0 and stats exact ${o.catchUpMs} ms after the database came back`
+  );
+}
+
 function table(rows: ScenarioResult[]): string {
-  const head = ['scenario', 'sent', 'ok', 'failed by code', 'recovery ms', 'in-flight resolved ms', 'answered', 'uncertain', 'stats Δ', 'lost', 'double', 'catch-up ms', 'p99 ms', 'aims'];
+  const head = ['scenario', 'sent', 'ok', 'failed by code', 'recovery ms', 'in-flight resolved ms', 'answered', 'uncertain', 'stats Δ', 'lost', 'double', 'catch-up ms', 'p99 ms', 'aims', 'note'];
   const body = rows.map((r) => [
     r.scenario,
     String(r.sent),
@@ -51,6 +62,7 @@ function table(rows: ScenarioResult[]): string {
     String(r.statsCatchUpMs),
     r.p99AdmittedMs === undefined ? String(r.p99Ms) : `${r.p99Ms} (admitted ${r.p99AdmittedMs}, RSS ${r.dispatcherPeakRssMiB} MiB)`,
     verdict(r),
+    r.outage ? outageNote(r.outage) : (r.note ?? ''),
   ]);
   const widths = head.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -58,12 +70,18 @@ function table(rows: ScenarioResult[]): string {
 }
 
 async function main(): Promise<void> {
-  const stack = await startChaosStack({ built: process.env['CHAOS_BUILT'] === '1', mcp: SCENARIOS.some((s) => s.name === 'mcp-child-kill' && wanted(s.name)) });
+  const stack = await startChaosStack({ built: process.env['CHAOS_BUILT'] !== '0', mcp: SCENARIOS.some((s) => s.name === 'mcp-child-kill' && wanted(s.name)) });
   const rows: ScenarioResult[] = [];
   try {
     for (const s of SCENARIOS.filter((x) => wanted(x.name))) {
       process.stderr.write(`chaos: ${s.name}…\n`);
       rows.push(await runScenario(stack, s));
+      process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
+    }
+    const outage = outageOptions();
+    if (wanted(outageName(outage)) || wanted('database-outage')) {
+      process.stderr.write(`chaos: ${outageName(outage)}…\n`);
+      rows.push(await runDatabaseOutage(stack, outage));
       process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
     }
     if (wanted('overload-2000')) {
@@ -79,7 +97,7 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${table(rows)}\n`);
   mkdirSync(dirname(OUT), { recursive: true });
-  writeFileSync(OUT, JSON.stringify({ at: new Date().toISOString(), rows: rows.map((r) => ({ ...r, aims: verdict(r) })) }, null, 2));
+  writeFileSync(OUT, JSON.stringify({ at: new Date().toISOString(), apps: process.env['CHAOS_BUILT'] === '0' ? 'tsx' : 'node dist/apps', rows: rows.map((r) => ({ ...r, aims: verdict(r) })) }, null, 2));
   process.stdout.write(`wrote ${OUT}\n`);
 }
 

@@ -40,7 +40,28 @@ export interface ScenarioResult {
   /** Of calls that ran (not shed). */
   p99AdmittedMs?: number;
   dispatcherPeakRssMiB?: number;
+  /** The database outage scenario's own numbers ({@link runDatabaseOutage}). */
+  outage?: OutageNumbers;
   note?: string;
+}
+
+/** What {@link runDatabaseOutage} measures besides the common columns. */
+export interface OutageNumbers {
+  mode: 'kill' | 'freeze';
+  outageMs: number;
+  /** RunTool calls per second asked for, and sent (calls started / load duration). */
+  targetRate: number;
+  achievedRate: number;
+  /** Calls the generator did not start because `maxInFlight` calls were already open. */
+  notStarted: number;
+  /** Events the registry had not counted when the database came back (consumer lag). */
+  backlogAtRestart: number;
+  /** From the database back until the statistics held every call answered before it came back (load still running). */
+  backlogDrainedMs: number;
+  /** From the database back until the consumer lag was 0 and the statistics equalled the client's count. */
+  catchUpMs: number;
+  /** Events the registry counted per second from the database back until the backlog was drained. */
+  ingestPerSecond: number;
 }
 
 interface CallRecord {
@@ -181,6 +202,142 @@ export async function runOverload(stack: ChaosStack, calls = 2000): Promise<Scen
   clearInterval(sampler);
   const admitted = records.filter((r) => r.code !== GrpcStatus.RESOURCE_EXHAUSTED).map((r) => r.end - r.start).sort((a, b) => a - b);
   return summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak) });
+}
+
+/** Settings of {@link runDatabaseOutage}, from the environment (CHAOS_OUTAGE_*). */
+export interface OutageOptions {
+  /** RunTool calls per second, open loop. @default 500 (CHAOS_OUTAGE_RATE) */
+  rate: number;
+  /** How long the database stays down. @default 60000 (CHAOS_OUTAGE_MS) */
+  outageMs: number;
+  /** `kill`: SIGKILL of FerretDB, restarted after `outageMs`; `freeze`: SIGSTOP, SIGCONT. @default kill (CHAOS_OUTAGE_MODE) */
+  mode: 'kill' | 'freeze';
+  /** Load before the outage. @default 5000 (CHAOS_OUTAGE_WARM_MS) */
+  warmMs: number;
+  /** Stop the load this long after the database came back even if the backlog is not drained. @default 180000 (CHAOS_OUTAGE_MAX_AFTER_MS) */
+  maxAfterMs: number;
+  /** Open calls at most; the generator skips (and reports) calls past it. @default 5000 */
+  maxInFlight: number;
+}
+
+/** {@link OutageOptions} from `env`; rejects values that are not positive numbers. */
+export function outageOptions(env: Record<string, string | undefined> = process.env): OutageOptions {
+  const num = (name: string, dflt: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    const v = Number(raw);
+    if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+  const mode = env['CHAOS_OUTAGE_MODE'] || 'kill';
+  if (mode !== 'kill' && mode !== 'freeze') throw new Error(`CHAOS_OUTAGE_MODE must be kill or freeze, got ${JSON.stringify(mode)}`);
+  return {
+    rate: num('CHAOS_OUTAGE_RATE', 500),
+    outageMs: num('CHAOS_OUTAGE_MS', 60_000),
+    mode,
+    warmMs: num('CHAOS_OUTAGE_WARM_MS', 5000),
+    maxAfterMs: num('CHAOS_OUTAGE_MAX_AFTER_MS', 180_000),
+    maxInFlight: 5000,
+  };
+}
+
+/** The scenario's name for these options, e.g. database-outage-60s. */
+export const outageName = (o: OutageOptions): string => `database-outage-${Math.round(o.outageMs / 1000)}s${o.mode === 'freeze' ? '-freeze' : ''}`;
+
+/**
+ * Open-loop RunTool load: calls start at `rate` per second whatever the answers do (a timer
+ * catches up on the calls due since the start), so a slow system sees the same arrivals.
+ */
+function openLoop(stack: ChaosStack, tool: { provider: string; name: string; args: Record<string, unknown> }, rate: number, maxInFlight: number, records: CallRecord[]) {
+  const t0 = Date.now();
+  let due = 0;
+  let started = 0;
+  let notStarted = 0;
+  const open = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const now = Math.floor(((Date.now() - t0) * rate) / 1000);
+    for (; due < now; due++) {
+      if (open.size >= maxInFlight) {
+        notStarted++;
+        continue;
+      }
+      started++;
+      const p: Promise<void> = runTool(stack, { provider: tool.provider, name: tool.name, arguments: tool.args, caller: `chaos-outage-${due % 8}` }, 10_000).then((r) => {
+        records.push(r);
+        open.delete(p);
+      });
+      open.add(p);
+    }
+  }, 5);
+  return {
+    async stop(): Promise<{ started: number; notStarted: number; seconds: number }> {
+      clearInterval(timer);
+      const seconds = (Date.now() - t0) / 1000;
+      await Promise.all(open);
+      return { started, notStarted, seconds };
+    },
+  };
+}
+
+/**
+ * The database (FerretDB) is down for `outageMs` (default 60 s) under steady open-loop load (default
+ * 500 RunTool/s of local:time_now). RunTool does not need the database, so calls go on; the
+ * registry's statistics consumer fails its batches, which stay in the stream. Measured from the
+ * moment the database listens again: when the statistics hold every call answered before then
+ * (the backlog, load still running), and when the load is stopped, the consumer lag is 0 and the
+ * statistics equal the client's count (0 lost, 0 double-counted).
+ */
+export async function runDatabaseOutage(stack: ChaosStack, o: OutageOptions = outageOptions()): Promise<ScenarioResult> {
+  const tool = { provider: 'local', name: 'time_now', args: {} };
+  const toolId = `${tool.provider}:${tool.name}`;
+  const counted = async (): Promise<number | undefined> => (await stack.admin.getToolStats(toolId))?.calls;
+  const lag = async (): Promise<number | undefined> => (await stack.registryStatus().catch(() => undefined))?.statsLagEvents;
+  const before = await toolCalls(stack, toolId);
+  const records: CallRecord[] = [];
+  const load = openLoop(stack, tool, o.rate, o.maxInFlight, records);
+  await sleep(o.warmMs);
+  const countAtFault = (await counted()) ?? before;
+  const faultAt = Date.now();
+  if (o.mode === 'kill') await stack.mongo.kill();
+  else if (stack.mongo.pid) process.kill(stack.mongo.pid, 'SIGSTOP');
+  else throw new Error('the database was not started by this run: it cannot be frozen');
+  await sleep(o.outageMs - (Date.now() - faultAt));
+  const backlogAtRestart = (await lag()) ?? -1;
+  if (o.mode === 'kill') await stack.mongo.restart();
+  else process.kill(stack.mongo.pid, 'SIGCONT');
+  const backAt = Date.now();
+  // The backlog: every call answered before the database came back (events reach the stream in about that order).
+  const target = before + records.filter((r) => r.answered && r.end <= backAt).length;
+  let drainedAt = 0;
+  let countAtDrain = countAtFault;
+  while (Date.now() - backAt < o.maxAfterMs) {
+    const c = await counted();
+    if (c !== undefined && c >= target) {
+      drainedAt = Date.now();
+      countAtDrain = c;
+      break;
+    }
+    await sleep(250);
+  }
+  const sent = await load.stop();
+  const loadEnd = Date.now();
+  const r = await summarize(stack, outageName(o), toolId, before, records, faultAt, loadEnd);
+  const caughtUpAt = loadEnd + r.statsCatchUpMs;
+  const backlogDrainedMs = drainedAt ? drainedAt - backAt : -1;
+  return {
+    ...r,
+    outage: {
+      mode: o.mode,
+      outageMs: backAt - faultAt,
+      targetRate: o.rate,
+      achievedRate: Math.round(sent.started / sent.seconds),
+      notStarted: sent.notStarted,
+      backlogAtRestart,
+      backlogDrainedMs,
+      catchUpMs: caughtUpAt - backAt,
+      ingestPerSecond: drainedAt ? Math.round((countAtDrain - countAtFault) / ((drainedAt - backAt) / 1000)) : 0,
+    },
+  };
 }
 
 const killRestart = (pick: (s: ChaosStack) => { kill(): Promise<void>; start(): Promise<void> }): Pick<Scenario, 'inject' | 'heal'> => ({

@@ -9,6 +9,7 @@ import { type GetRegistryStatusResponse, type GetStatusResponse, RegistryAdminCl
 import {
   childrenOf,
   freePort,
+  isAlive,
   mongoUrl,
   type NatsServerHandle,
   scratchDir,
@@ -20,7 +21,7 @@ import {
   repoRoot,
   waitFor,
 } from '@toolhub/test-harness';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { adminClient, type AdminClient } from '../../test/e2e/support/stack';
@@ -29,7 +30,7 @@ const ROOT = repoRoot(__dirname);
 
 /** Options of {@link startChaosStack}. */
 export interface ChaosStackOptions {
-  /** Run `dist/apps/<app>/main.js` where built (`node scripts/build.mjs apps/<app> src/main.ts`) instead of the TypeScript. */
+  /** Run `dist/apps/<app>/main.js` (`node scripts/build-apps.mjs`; an error when missing) instead of the TypeScript under tsx. @default false */
   built?: boolean;
   /** Start adapter-mcp (with @modelcontextprotocol/server-everything over stdio). @default true */
   mcp?: boolean;
@@ -47,10 +48,22 @@ export interface AppHandle {
   thaw(): void;
 }
 
+/** The registry's database (FerretDB): its pid changes when it is restarted. */
+export interface DatabaseHandle {
+  readonly url: string;
+  /** 0 when MONGO_URL names a server this run did not start (then it cannot be killed). */
+  readonly pid: number;
+  /** SIGKILL of FerretDB, as in a crash; its PostgreSQL (which holds the data) stays up. */
+  kill(): Promise<void>;
+  /** Starts FerretDB again with the same command line (same port and storage); resolves once it listens. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface ChaosStack {
   nats: NatsServerHandle;
   redis: ServerHandle & { restart(): Promise<void> };
-  mongo: { url: string; pid: number };
+  mongo: DatabaseHandle;
   registry: AppHandle;
   adapters: [AppHandle, AppHandle];
   mcp: AppHandle | undefined;
@@ -66,8 +79,11 @@ export interface ChaosStack {
 }
 
 function entry(app: string, built: boolean): string[] {
+  if (!built) return ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')];
   const js = join(ROOT, 'dist/apps', app, 'main.js');
-  return built && existsSync(js) ? [js] : ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')];
+  // No silent fallback to tsx: the numbers would then not be those of built JavaScript.
+  if (!existsSync(js)) throw new Error(`${js} is missing: run the suite with \`npm run bench -- chaos\` (it builds the apps), or CHAOS_BUILT=0 for tsx`);
+  return [js];
 }
 
 async function app(name: string, app: string, env: Record<string, string>, ready: RegExp, built: boolean): Promise<AppHandle> {
@@ -104,7 +120,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     restart: async () => void (redisHandle = await startRedisServer({ port: redisPort })),
   });
   const mongo = await mongoUrl();
-  const mongoPid = Number(process.env['CHAOS_MONGO_PID'] ?? 0) || findFerretPid(mongo);
+  const database = databaseHandle(mongo, Number(process.env['CHAOS_MONGO_PID'] ?? 0) || findFerretPid(mongo));
   const root = scratchDir('chaos-root');
   writeFileSync(join(root, 'notes.txt'), 'chaos\n');
   const adminPort = await freePort();
@@ -166,7 +182,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
   return {
     nats,
     redis,
-    mongo: { url: mongo, pid: mongoPid },
+    mongo: database,
     registry,
     adapters,
     mcp,
@@ -191,6 +207,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
         await h.proc.kill('SIGTERM');
       }
       await redis.stop().catch(() => undefined);
+      await database.close();
       await nats.dispose();
     },
   };
@@ -201,4 +218,37 @@ function findFerretPid(url: string): number {
   const port = new URL(url).port;
   const row = childrenOf(process.pid).find((c) => /ferretdb/.test(c.args) && c.args.includes(`:${port}`));
   return row?.pid ?? 0;
+}
+
+/**
+ * Kill and restart of the FerretDB process at `pid`. The restart reuses the command line read from
+ * /proc before the kill, so FerretDB comes back on the same port over the same PostgreSQL (or
+ * SQLite directory); the registry's driver reconnects by itself.
+ */
+function databaseHandle(url: string, firstPid: number): DatabaseHandle {
+  let pid = firstPid;
+  let argv: string[] = [];
+  let restarted: SpawnedProcess | undefined;
+  return {
+    url,
+    get pid() {
+      return pid;
+    },
+    async kill() {
+      if (!pid) throw new Error(`the database at ${url} was not started by this run (MONGO_URL or CHAOS_MONGO_PID): it cannot be killed and restarted`);
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const dead = pid;
+      process.kill(dead, 'SIGKILL');
+      await waitFor(() => !isAlive(dead), { timeoutMs: 10_000, intervalMs: 50, message: `FerretDB (pid ${dead}) to exit` });
+      pid = 0;
+    },
+    async restart() {
+      if (argv.length === 0) throw new Error('restart() before kill(): no command line to start the database with');
+      restarted = await spawnProcess(argv[0]!, argv.slice(1), { readyPattern: /Listening on TCP/, timeoutMs: 60_000 });
+      pid = restarted.pid;
+    },
+    async close() {
+      await restarted?.kill('SIGTERM');
+    },
+  };
 }
