@@ -3,7 +3,7 @@
  * `node dist/apps/toolhub/main.js`), watching the process's memory and the embedded store's disk
  * use. A script, not a test: it prints a table and writes bench/results/soak.json.
  *
- *   npx tsx bench/soak/soak.ts [--calls 1000000] [--concurrency 16] [--settle-ms 20000] [--sample-every 10000]
+ *   npm run bench -- soak [--calls 1000000] [--concurrency 16] [--settle-ms 20000] [--sample-every 10000]
  *
  * RSS is read from /proc/<pid>/status (Linux) after the first 10,000 calls, every `--sample-every`
  * calls, and after a settle (no calls for `--settle-ms`, so the statistics are written and timers

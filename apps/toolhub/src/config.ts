@@ -1,5 +1,5 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
-import { defineConfig, zBoolean } from '@toolhub/config';
+import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
@@ -17,6 +17,11 @@ export const toolhubConfig = defineConfig({
   mcpConfig: { env: 'TOOLHUB_MCP_CONFIG', schema: z.string().optional(), description: 'MCP servers file (default: server-everything over stdio)' },
   cloud: { env: 'TOOLHUB_CLOUD', schema: zBoolean().default(true), description: 'Mount the OpenAPI documents of TOOLHUB_CLOUD_CONFIG under provider cloud' },
   cloudConfig: { env: 'TOOLHUB_CLOUD_CONFIG', schema: z.string().optional(), description: 'OpenAPI documents file (default: the Petstore example, calling a mock at 127.0.0.1:4010)' },
+  resyncGraceMs: {
+    env: 'TOOLHUB_RESYNC_GRACE',
+    schema: zDuration({ min: '0ms', max: '1h' }).default(30_000),
+    description: 'After a start, how long a provider of the stored catalog has to re-announce ("30s"): then the tools of a provider switched off are retired; "0ms" = never',
+  },
   ...searchConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   // restart). 24 h of claims would keep every call of a day in NeDB's memory (issue 12: RSS grew
   // with use); 10 min bounds them to 10 min of calls.
   const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry'), dedupWindowMs: ONE_PROCESS_DEDUP_WINDOW_MS });
-  const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config) });
+  const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
