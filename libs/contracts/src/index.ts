@@ -105,6 +105,9 @@ export {
   AuditEntry,
   ListAuditLogRequest,
   ListAuditLogResponse,
+  ListSearchLearningRequest,
+  ListSearchLearningResponse,
+  LearnedSearch,
 } from './gen/toolhub/v1/registry';
 
 export {

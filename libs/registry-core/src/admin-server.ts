@@ -19,7 +19,7 @@ import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { audited, changedByOf, toWireAudit } from './audit';
-import { toWireStats } from './convert';
+import { toWireLearning, toWireStats } from './convert';
 import type { Registry } from './registry';
 
 export interface AdminServerOptions {
@@ -52,6 +52,8 @@ export interface RunningAdminServer {
 }
 
 const SERVICE = 'toolhub.v1.RegistryAdmin';
+/** Learned pairs ListSearchLearning answers when the request sets no limit. */
+const LEARNED_LIMIT = 50;
 
 const SORTS: Record<number, ToolStatsSort> = {
   [StatsSort.STATS_SORT_CALLS]: 'calls',
@@ -150,6 +152,10 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
     listAuditLog: rpc('ListAuditLog', async (req: { target: string; principal: string; beforeUnixMs: number; limit: number }) => ({
       entries: (await store.listAudit({ target: req.target, principal: req.principal, beforeUnixMs: req.beforeUnixMs, limit: req.limit })).map(toWireAudit),
     })),
+    // The queries agents typed and the tools they then ran reveal what agents work on: operators only, like the rest.
+    listSearchLearning: rpc('ListSearchLearning', (req: { provider: string; limit: number }) =>
+      toWireLearning(registry.hybrid.learning(Math.min(Math.max(req.limit || LEARNED_LIMIT, 1), 1000), req.provider || undefined)),
+    ),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE]: 'SERVING' });
   health.addToServer(server);

@@ -1,5 +1,6 @@
 /** Store records ↔ wire messages of the registry API. */
-import { type RegisteredTool, type ToolInfo, ToolOrigin, type ToolStats as WireToolStats } from '@toolhub/contracts';
+import { type ListSearchLearningResponse, parseToolId, type RegisteredTool, type ToolInfo, ToolOrigin, type ToolStats as WireToolStats } from '@toolhub/contracts';
+import type { LearningReport } from '@toolhub/search';
 import type { StoredTool, ToolStats, ToolStatsSummary } from '@toolhub/store';
 
 /** The plain ToolInfo of a stored tool (overlay importance already applied by the store). */
@@ -43,5 +44,19 @@ export function toWireStats(s: ToolStatsSummary | ToolStats): WireToolStats {
     latencyP95Ms: s.p95Ms,
     latencyP99Ms: s.p99Ms,
     hourly: 'hourly' in s ? s.hourly.map((h) => ({ hourUnixMs: h.hourStartUnixMs, calls: h.calls, failures: h.failures })) : [],
+  };
+}
+
+/** What learning from use holds, as ListSearchLearning answers it (zeros for the bounds when learning is off). */
+export function toWireLearning(r: LearningReport): ListSearchLearningResponse {
+  return {
+    enabled: r.enabled,
+    entries: r.entries.map((e) => ({ query: e.query, toolId: e.toolId, provider: e.provider, name: parseToolId(e.toolId)?.name ?? e.toolId, atUnixMs: e.atUnixMs, weight: e.weight })),
+    total: r.total,
+    maxPerProvider: r.settings?.maxPerProvider ?? 0,
+    halfLifeMs: r.settings?.halfLifeMs ?? 0,
+    maxBoost: r.settings?.maxBoost ?? 0,
+    similarity: r.settings?.similarity ?? 0,
+    searchTtlMs: r.settings?.searchTtlMs ?? 0,
   };
 }

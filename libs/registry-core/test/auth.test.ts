@@ -2,7 +2,8 @@
  * Identity and grants on both gRPC APIs, through real servers: credentials (none, API key, revoked
  * key, JWT with the wrong audience, expired JWT), roles (an agent cannot use the admin API), grants
  * (a hidden tool is invisible in list, search, info and preload, RunTool on it is NOT_FOUND, a
- * hidden fallback is skipped) and the audit log of admin changes.
+ * hidden fallback is skipped), the audit log of admin changes, and what search learned from use
+ * (operators only).
  */
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
@@ -235,6 +236,29 @@ describe('auth on the agent and admin APIs', () => {
       expect(entries[0]!.roles).toEqual(['admin']);
       const forAgent = await failure(invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 10 }, agentKey));
       expect(forAgent.code).toBe(status.PERMISSION_DENIED);
+    });
+  });
+
+  describe('search learning', () => {
+    it('shows operators which tool an agent ran after which query, and refuses the list to agents', async () => {
+      const found = await invoke(agentApi, 'searchTools', rpcReq.search('echo text back'), agentKey);
+      expect(found['searchId']).toEqual(expect.any(String));
+      const run = await invoke(agentApi, 'runTool', { ...rpcReq.run('local', 'echo_text'), searchId: found['searchId'] }, agentKey);
+      expect(run['servedBy']).toBe('local:echo_text');
+      // The registry learns once the run's tool.called event is counted (batched): wait for it, bounded.
+      const ask = () => invoke(adminApi, 'listSearchLearning', { provider: 'local', limit: 10 }, opsKey);
+      let learned = await ask();
+      for (const end = Date.now() + 15_000; (learned['entries'] as unknown[]).length === 0 && Date.now() < end; learned = await ask()) await new Promise((r) => setTimeout(r, 50));
+      expect(learned).toMatchObject({ enabled: true, total: 1, maxPerProvider: 2000, halfLifeMs: 7 * 24 * 3600_000, maxBoost: 0.5 });
+      const entries = learned['entries'] as Array<{ query: string; toolId: string; provider: string; name: string; atUnixMs: number; weight: number }>;
+      expect(entries).toEqual([{ query: 'echo text back', toolId: 'local:echo_text', provider: 'local', name: 'echo_text', atUnixMs: expect.any(Number), weight: expect.any(Number) }]);
+      expect(entries[0]!.weight).toBeGreaterThan(0.99);
+      expect(entries[0]!.weight).toBeLessThanOrEqual(1);
+      expect((await invoke(adminApi, 'listSearchLearning', { provider: 'backup', limit: 0 }, opsKey))).toMatchObject({ enabled: true, total: 0, entries: [] });
+
+      const forAgent = await failure(invoke(adminApi, 'listSearchLearning', { provider: '', limit: 0 }, agentKey));
+      expect(forAgent.code).toBe(status.PERMISSION_DENIED);
+      expect(forAgent.details).toMatch(/needs the operator or admin role/);
     });
   });
 });

@@ -13,7 +13,7 @@ import { embeddingKey } from './embeddings/key';
 import { denseOnly, type FusionOptions, fuse, fusionDefaults, type ResolvedFusionOptions } from './fusion';
 import { checkRequest, type ToolSearchRequest } from './request';
 import type { RankHooks, ToolSearchIndex } from './tool-search-index';
-import { type LearnedUse, UsageMemory, type UsageMemoryOptions } from './usage-memory';
+import { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type WeightedUse } from './usage-memory';
 
 /** Where vectors are kept between restarts, keyed by model and text hash (the registry's store). */
 export interface VectorStore {
@@ -50,6 +50,18 @@ export interface HybridSearchOptions {
 export interface HybridSearchRequest extends ToolSearchRequest {
   mode?: SearchMode;
   explain?: boolean;
+}
+
+/** What learning from use holds, for operators ({@link HybridSearch.learning}). */
+export interface LearningReport {
+  /** False when learning is switched off (`learning: false`); nothing else is set then. */
+  enabled: boolean;
+  /** The settings in force (bounds, half-life); absent when learning is off. */
+  settings?: UsageMemorySettings;
+  /** Pairs held (of the provider asked for, or of all). */
+  total: number;
+  /** The newest pairs, newest first, at most `limit`. */
+  entries: WeightedUse[];
 }
 
 /** What one vector sync did. */
@@ -263,9 +275,19 @@ export class HybridSearch {
     return this.usage?.recordRun(searchId, toolId, provider, atUnixMs) ?? false;
   }
 
-  /** What was learned, newest first (for operators). */
-  learned(limit?: number, provider?: string): LearnedUse[] {
+  /** What was learned, newest first, with each pair's current weight (for operators). */
+  learned(limit?: number, provider?: string): WeightedUse[] {
     return this.usage?.recent(limit, provider) ?? [];
+  }
+
+  /**
+   * Whether learning is on, its settings, how many pairs it holds and the newest `limit` of them
+   * (of `provider` when given). This process's memory only: each registry replica learns from the
+   * searches it answered, and forgets on restart.
+   */
+  learning(limit?: number, provider?: string): LearningReport {
+    if (!this.usage) return { enabled: false, total: 0, entries: [] };
+    return { enabled: true, settings: this.usage.settings, total: this.usage.count(provider), entries: this.usage.recent(limit, provider) };
   }
 
   /** Query vectors, or the note to answer with when there are none. */

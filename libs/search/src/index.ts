@@ -6,10 +6,10 @@
  * from which tool ran after which search. Any new export added here becomes public API.
  */
 export { ToolSearchIndex, type IndexChange, type RankedTool, type RankHooks } from './tool-search-index';
-export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type SearchLogger, type VectorStore, type VectorSyncReport } from './hybrid-search';
+export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type LearningReport, type SearchLogger, type VectorStore, type VectorSyncReport } from './hybrid-search';
 export { DenseIndex } from './dense-index';
 export { type FusionOptions, fusionDefaults, fuse } from './fusion';
-export { UsageMemory, type UsageMemoryOptions, type LearnedUse } from './usage-memory';
+export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedUse, type WeightedUse } from './usage-memory';
 export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
 export { embeddingKey } from './embeddings/key';

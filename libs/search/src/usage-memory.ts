@@ -33,6 +33,15 @@ export interface LearnedUse {
   atUnixMs: number;
 }
 
+/** A learned pair with what it counts for now. */
+export interface WeightedUse extends LearnedUse {
+  /** 1 when new, halved every `halfLifeMs`. */
+  weight: number;
+}
+
+/** The bounds and settings of a {@link UsageMemory} (for operators). */
+export type UsageMemorySettings = Readonly<Omit<Required<UsageMemoryOptions>, 'now'>>;
+
 interface Observation extends LearnedUse {
   key: string;
   words: string;
@@ -75,6 +84,17 @@ export class UsageMemory {
   /** Number of observations kept. */
   get size(): number {
     return this.byKey.size;
+  }
+
+  /** The settings in force, defaults filled in. */
+  get settings(): UsageMemorySettings {
+    const { now: _now, ...settings } = this.o;
+    return settings;
+  }
+
+  /** Observations kept of `provider`, or of all providers. */
+  count(provider?: string): number {
+    return provider ? (this.byProvider.get(provider)?.length ?? 0) : this.byKey.size;
   }
 
   /** Remembers a search so a run can refer to it by `searchId`. */
@@ -124,10 +144,7 @@ export class UsageMemory {
   boosts(queries: readonly string[], vectors: ReadonlyArray<Float32Array | undefined>): Map<string, number> {
     const weight = new Map<string, number>();
     const now = this.o.now();
-    const add = (obs: Observation, sim: number) => {
-      const decay = Math.pow(0.5, Math.max(0, now - obs.atUnixMs) / this.o.halfLifeMs);
-      weight.set(obs.toolId, (weight.get(obs.toolId) ?? 0) + sim * decay);
-    };
+    const add = (obs: Observation, sim: number) => weight.set(obs.toolId, (weight.get(obs.toolId) ?? 0) + sim * this.decay(obs, now));
     queries.forEach((q, i) => {
       const v = vectors[i];
       if (v && this.vectors && v.length === this.vectors.dimensions) {
@@ -144,14 +161,15 @@ export class UsageMemory {
     return new Map([...weight].map(([id, w]) => [id, 1 + this.o.maxBoost * (1 - Math.exp(-w))]));
   }
 
-  /** The most recent learned pairs, newest first (for operators). */
-  recent(limit = 50, provider?: string): LearnedUse[] {
+  /** The most recent learned pairs, newest first, with their current weight (for operators). */
+  recent(limit = 50, provider?: string): WeightedUse[] {
     const lists = provider ? [this.byProvider.get(provider) ?? []] : [...this.byProvider.values()];
+    const now = this.o.now();
     return lists
       .flat()
       .sort((a, b) => b.atUnixMs - a.atUnixMs)
       .slice(0, limit)
-      .map(({ toolId, provider: p, query, atUnixMs }) => ({ toolId, provider: p, query, atUnixMs }));
+      .map((obs) => ({ toolId: obs.toolId, provider: obs.provider, query: obs.query, atUnixMs: obs.atUnixMs, weight: this.decay(obs, now) }));
   }
 
   /** Forgets everything learned (searches and observations). */
@@ -161,6 +179,11 @@ export class UsageMemory {
     this.byWords.clear();
     this.byKey.clear();
     this.vectors = undefined;
+  }
+
+  /** 0.5^(age / half-life); a run stamped in the future (clock skew) counts as new. */
+  private decay(obs: Observation, now: number): number {
+    return Math.pow(0.5, Math.max(0, now - obs.atUnixMs) / this.o.halfLifeMs);
   }
 
   private forget(obs: Observation): void {
