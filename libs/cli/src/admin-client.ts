@@ -19,6 +19,8 @@ import {
   HEADER_REQUEST_ID,
   type ListAuditLogRequest,
   type ListAuditLogResponse,
+  type ListSearchLearningRequest,
+  type ListSearchLearningResponse,
   type ListToolStatsRequest,
   type ListToolStatsResponse,
   RegistryAdminClient,
@@ -86,6 +88,11 @@ export class RegistryAdminApi {
   /** Admin changes, newest first (who, when, what, before and after). */
   listAuditLog(req: Partial<ListAuditLogRequest>): Promise<ListAuditLogResponse> {
     return this.call('ListAuditLog', this.raw.listAuditLog, { target: req.target ?? '', principal: req.principal ?? '', beforeUnixMs: req.beforeUnixMs ?? 0, limit: req.limit ?? 0 });
+  }
+
+  /** What search learned from use on the replica that answers: query → tool pairs, newest first, and the bounds. */
+  listSearchLearning(req: Partial<ListSearchLearningRequest>): Promise<ListSearchLearningResponse> {
+    return this.call('ListSearchLearning', this.raw.listSearchLearning, { provider: req.provider ?? '', limit: req.limit ?? 0 });
   }
 
   getTool(req: GetToolRequest): Promise<GetToolResponse> {

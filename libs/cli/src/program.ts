@@ -9,6 +9,7 @@ import { adapterInitCommand, type AdapterInitOptions } from './commands/adapter-
 import { auditCommand, type AuditOptions } from './commands/audit';
 import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
+import { learnedCommand, type LearnedOptions } from './commands/learned';
 import { lsCommand, type LsOptions } from './commands/ls';
 import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
 import { providersCommand } from './commands/providers';
@@ -43,6 +44,7 @@ Examples:
   toolhub run mcp everything_echo --args '{"message":"hi"}' --json
   toolhub stats --sort failure_rate
   toolhub preload suggest
+  toolhub learned --provider github
   toolhub adapter init my-adapter --provider weather`;
 
 /** Builds the program; `state.code` receives the exit code of the command that ran. */
@@ -143,6 +145,13 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .option('--path <path>', 'only below this category path')
     .option('--limit <n>', 'most hits (default 10)', wholeNumber(1))
     .action(act((ctx, words: string[], o: SearchOptions) => searchCommand(ctx, words, o)));
+
+  program
+    .command('learned')
+    .description('what search learned from use (registry admin API): which tool agents ran after which query, newest first, with its current weight and the bounds (needs an operator credential in TOOLHUB_TOKEN when auth is on)')
+    .option('--provider <provider>', 'only tools of this provider')
+    .option('--limit <n>', 'most pairs (default 20, at most 1000)', wholeNumber(1))
+    .action(act((ctx, o: LearnedOptions) => learnedCommand(ctx, o)));
 
   program
     .command('stats')

@@ -4,6 +4,7 @@
  * sees: the tables, the JSON documents, the messages and the exit codes.
  */
 import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { ToolHubAgentClient } from '@toolhub/agent-kit';
 import { EXIT_CODES } from '@toolhub/cli';
 import { CONTRACT_VERSION } from '@toolhub/contracts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,8 +37,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 5000;
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
@@ -365,5 +366,52 @@ describe('toolhub audit', () => {
     const table = await cli(['audit']);
     expect(table.stdout).toMatch(/WHEN +WHO +ACTION +TARGET/);
     expect(table.stdout).toContain('SetPreloadList');
+  });
+});
+
+describe('toolhub learned', () => {
+  it('lists which tool an agent ran after which query, with its weight and the bounds, as a table and as JSON', async () => {
+    const none = await cli(['learned', '--provider', 'test']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('Nothing learned yet for test');
+
+    // An agent searches, then runs what it found with the search id (as the agent kit does).
+    const agent = await ToolHubAgentClient.connect(hub.address, { caller: 'agent-learned' });
+    try {
+      const found = await agent.searchTools({ queries: ['greet someone by name'], provider: 'test' });
+      expect(found.hits[0]?.id).toBe('test:greet');
+      await agent.runTool({ provider: 'test', name: 'greet', arguments: { who: 'learner' }, searchId: found.searchId });
+    } finally {
+      agent.close();
+    }
+    // Learned once the run's event is counted (batched): wait for it, bounded.
+    await eventually(async () => (await cli(['learned', '--provider', 'test', '--json'])).json<{ total: number }>().total > 0, 'the registry to learn from the run', 15_000);
+
+    const table = await cli(['learned', '--provider', 'test']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^WHEN\s+TOOL\s+WEIGHT\s+QUERY$/);
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\S+Z\s+test:greet\s+1\.00\s+greet someone by name$/)]);
+    expect(table.stderr).toContain('1 learned pair of test held (at most 2000 per provider; weight halves every 7 d; lifts a tool\'s score by at most ×1.5)');
+
+    const json = (await cli(['learned', '--json', '--limit', '5'])).json<Record<string, unknown>>();
+    expect(json).toMatchObject({ enabled: true, maxPerProvider: 2000, halfLifeMs: 7 * 24 * 3600_000, maxBoost: 0.5 });
+    expect(json['entries']).toContainEqual({ query: 'greet someone by name', toolId: 'test:greet', provider: 'test', name: 'greet', atUnixMs: expect.any(Number), weight: expect.any(Number) });
+    expect((await cli(['learned', '--limit', '0'])).code).toBe(EXIT_CODES.usage);
+  });
+
+  it('says so when learning from use is switched off', async () => {
+    const off = await startTestHub({ searchLearning: false });
+    try {
+      const run = cliRunner({ TOOLHUB_ADDRESS: off.address, TOOLHUB_ADMIN_ADDRESS: off.adminAddress });
+      const r = await run(['learned']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('Learning from use is switched off');
+      expect((await run(['learned', '--json'])).json()).toMatchObject({ enabled: false, total: 0, entries: [], maxPerProvider: 0 });
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -57,14 +57,20 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function startTestHub(): Promise<TestHub> {
+/** Options of {@link startTestHub}. */
+export interface TestHubOptions {
+  /** Learning from use in the registry's search. @default true */
+  searchLearning?: boolean;
+}
+
+export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   const dir = mkdtempSync(join(tmpdir(), 'toolhub-cli-test-'));
   const root = join(dir, 'files');
   mkdirSync(root);
   writeFileSync(join(root, 'welcome.txt'), 'Welcome to ToolHub.\n');
   const bus = new InProcessBus();
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
-  const registry = await Registry.start(bus, store);
+  const registry = await Registry.start(bus, store, options.searchLearning === false ? { search: { learning: false } } : {});
   const admin: RunningAdminServer = await startAdminServer(registry, { port: 0 });
   const adapters: AdapterService[] = [
     await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', createLocalTools({ root })) }),
