@@ -8,7 +8,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { ToolHubClient } from '@toolhub/contracts';
 import { assertSafeBind, isLoopbackHost } from '@toolhub/grpc-edge';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,7 +31,18 @@ function makeCertificates(): void {
   issue('unmapped', 'nobody');
   openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'rogue-ca.key', '-out', 'rogue-ca.pem', '-days', '2', '-subj', '/CN=rogue');
   issue('rogue', 'bot-7', 'rogue-ca');
+  // For rotation: the next server certificate, from another CA so a client can tell which one it got.
+  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca2.key', '-out', 'ca2.pem', '-days', '2', '-subj', '/CN=toolhub-test-ca-2');
+  issue('server2', 'localhost', 'ca2', 'san.ext');
 }
+
+/** A channel of its own (no subchannel shared with earlier clients), so each call makes a fresh TLS handshake. */
+function freshClient(port: number, caFile: string): ToolHubClient {
+  return new ToolHubClient(`localhost:${port}`, credentials.createSsl(readFileSync(caFile)), { 'grpc.use_local_subchannel_pool': 1 });
+}
+
+beforeAll(makeCertificates);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function call(client: ToolHubClient): Promise<unknown> {
   return new Promise((resolve, reject) =>
@@ -53,7 +64,6 @@ describe('TLS and mTLS on the agent API', () => {
     credentials.createSsl(readFileSync(f('ca.pem')), name ? readFileSync(f(`${name}.key`)) : null, name ? readFileSync(f(`${name}.pem`)) : null);
 
   beforeAll(async () => {
-    makeCertificates();
     writeFileSync(f('subjects.json'), JSON.stringify({ 'bot-7': ['agent'] }));
     authenticator = Authenticator.create({ mtlsSubjectsPath: f('subjects.json') });
     bus = new InProcessBus();
@@ -68,7 +78,6 @@ describe('TLS and mTLS on the agent API', () => {
     await running.close(100);
     await bus.close();
     authenticator.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves a client whose certificate the client CA signed, as the principal mapped to its CN', async () => {
@@ -83,6 +92,56 @@ describe('TLS and mTLS on the agent API', () => {
     await expect(call(connect(tlsWith()))).rejects.toMatchObject({ code: status.UNAVAILABLE });
     await expect(call(connect(tlsWith('rogue')))).rejects.toMatchObject({ code: status.UNAVAILABLE });
     await expect(call(connect(credentials.createInsecure() as never))).rejects.toMatchObject({ code: status.UNAVAILABLE });
+  });
+});
+
+describe('TLS certificate rotation', () => {
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+  const live = join(dir, 'live');
+
+  beforeAll(async () => {
+    // Copies this suite can overwrite.
+    copyFileSync(f('server.pem'), `${live}.pem`);
+    copyFileSync(f('server.key'), `${live}.key`);
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, {
+      grpc: { port: 0, tls: { certFile: `${live}.pem`, keyFile: `${live}.key`, refreshIntervalMs: 100 } },
+      dispatcher: { warmCoreTools: false },
+    });
+  });
+
+  afterAll(async () => {
+    await running.close(100);
+    await bus.close();
+  });
+
+  async function attempt(caFile: string): Promise<'ok' | number> {
+    const c = freshClient(running.grpc.port, caFile);
+    try {
+      await call(c);
+      return 'ok';
+    } catch (err) {
+      return (err as { code: number }).code;
+    } finally {
+      c.close();
+    }
+  }
+
+  it('serves a new certificate written over the files, without a restart', async () => {
+    expect(await attempt(f('ca.pem'))).toBe('ok');
+    expect(await attempt(f('ca2.pem'))).toBe(status.UNAVAILABLE);
+    // Rotate the way tools do (write aside, rename into place), key first so cert and key never mismatch for long.
+    copyFileSync(f('server2.key'), `${live}.key.tmp`);
+    copyFileSync(f('server2.pem'), `${live}.pem.tmp`);
+    renameSync(`${live}.key.tmp`, `${live}.key`);
+    renameSync(`${live}.pem.tmp`, `${live}.pem`);
+    // Wait for the reload by outcome, not by a sleep: the new CA's clients get through once it happened.
+    const until = Date.now() + 30_000;
+    let last: 'ok' | number = -1;
+    while (Date.now() < until && (last = await attempt(f('ca2.pem'))) !== 'ok') await new Promise((r) => setTimeout(r, 100));
+    expect(last).toBe('ok');
+    expect(await attempt(f('ca.pem'))).toBe(status.UNAVAILABLE);
   });
 });
 
