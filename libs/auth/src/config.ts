@@ -18,7 +18,7 @@ export function authConfigFields() {
     authJwtJwks: { env: 'TOOLHUB_AUTH_JWT_JWKS', schema: z.string().optional(), description: 'JWT signing keys: a JWKS file (re-read on change) or an https URL' },
     authJwtRolesClaim: { env: 'TOOLHUB_AUTH_JWT_ROLES_CLAIM', schema: z.string().min(1).default('roles'), description: 'JWT claim listing the roles (agent, operator, admin)' },
     authMtlsSubjects: { env: 'TOOLHUB_AUTH_MTLS_SUBJECTS', schema: z.string().optional(), description: 'mTLS identities: JSON file {"<certificate CN>": ["agent"]}; needs TOOLHUB_TLS_CLIENT_CA' },
-    authGrants: { env: 'TOOLHUB_AUTH_GRANTS', schema: z.string().optional(), description: 'Tool grants: JSON file {"roles": {"agent": {"allow": ["local:*"], "deny": []}}, "principals": {...}}; default: every role sees every tool' },
+    authGrants: { env: 'TOOLHUB_AUTH_GRANTS', schema: z.string().optional(), description: 'Tool grants: JSON file {"roles": {"agent": {"allow": ["local:*"], "deny": []}}, "principals": {...}}; default: every role sees every tool; re-read on change' },
     allowUnauthenticated: {
       env: 'TOOLHUB_ALLOW_UNAUTHENTICATED',
       schema: zBoolean().default(false),
@@ -76,7 +76,12 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
     jwt: s.authJwtIssuer ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim } : undefined,
     mtlsSubjectsPath: s.authMtlsSubjects,
   });
-  const grants = s.authGrants ? Grants.fromFile(s.authGrants) : undefined;
+  const grants = s.authGrants
+    ? Grants.load(s.authGrants, {
+        onReload: () => log?.info({ file: s.authGrants }, 'grants reloaded'),
+        onReloadError: (err) => log?.warn({ err: err.message }, 'grants file unreadable; keeping the previous grants'),
+      })
+    : undefined;
   const tls = s.tlsCert ? { certFile: s.tlsCert, keyFile: s.tlsKey!, clientCaFile: s.tlsClientCa } : undefined;
   const summary = authenticator.enabled
     ? `auth: ${authenticator.methods.join(', ')}${grants ? ' with grants' : ''}; ${tls ? (tls.clientCaFile ? 'TLS with client certificates' : 'TLS') : 'plaintext (set TOOLHUB_TLS_CERT/KEY for TLS)'}`

@@ -76,31 +76,110 @@ export interface ToolView {
   permits(tool: ToolRef): boolean;
 }
 
-/** Grants of every role and principal, checked up front. */
+/** Options of {@link Grants.load}. */
+export interface GrantsFileOptions {
+  /** How often the file is checked for changes. @default 2000 */
+  reloadIntervalMs?: number;
+  /** Told when a reload fails; the previous grants stay in force. @default no-op */
+  onReloadError?: (err: Error) => void;
+  /** Told after a reload changed the grants. @default no-op */
+  onReload?: () => void;
+}
+
+function readGrantsFile(path: string): { text: string; config: GrantsConfig } {
+  let text: string;
+  let doc: GrantsConfig;
+  try {
+    text = readFileSync(path, 'utf8');
+    doc = JSON.parse(text) as GrantsConfig;
+  } catch (err) {
+    throw new AuthConfigError('bad_grants_file', `cannot read grants from ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new AuthConfigError('bad_grants_file', `${path} must hold {"roles": {...}, "principals": {...}}`);
+  return { text, config: doc };
+}
+
+/** Throws AuthConfigError when a pattern or role of `config` is malformed. */
+function check(config: GrantsConfig): void {
+  for (const rule of [...Object.values(config.roles ?? {}), ...Object.values(config.principals ?? {})]) new RuleSet([rule ?? {}]);
+  for (const role of Object.keys(config.roles ?? {})) {
+    if (!(ROLES as readonly string[]).includes(role)) throw new AuthConfigError('bad_grants_file', `unknown role ${JSON.stringify(role)} in grants; roles are ${ROLES.join(', ')}`);
+  }
+}
+
+/**
+ * Grants of every role and principal, checked up front. From a file ({@link Grants.load}) they are
+ * re-read when the file changes, so a grant or a revocation takes effect without a restart (the
+ * next call sees it); a broken file keeps the grants in force.
+ */
 export class Grants {
-  private readonly views = new Map<string, ToolView>();
-  constructor(private readonly config: GrantsConfig = DEFAULT_GRANTS) {
-    for (const rule of [...Object.values(config.roles ?? {}), ...Object.values(config.principals ?? {})]) new RuleSet([rule ?? {}]);
-    for (const role of Object.keys(config.roles ?? {})) {
-      if (!(ROLES as readonly string[]).includes(role)) throw new AuthConfigError('bad_grants_file', `unknown role ${JSON.stringify(role)} in grants; roles are ${ROLES.join(', ')}`);
-    }
+  private views = new Map<string, ToolView>();
+  private config: GrantsConfig;
+  private lastText = '';
+  private timer: NodeJS.Timeout | undefined;
+  private path: string | undefined;
+  private options: GrantsFileOptions = {};
+
+  /** @throws AuthConfigError when a pattern or role is malformed. */
+  constructor(config: GrantsConfig = DEFAULT_GRANTS) {
+    check(config);
+    this.config = config;
   }
 
   /**
-   * Reads a grants file (JSON: `{"roles": {"agent": {"allow": [...], "deny": [...]}}, "principals": {"key:ci": {...}}}`).
+   * Reads a grants file once (JSON: `{"roles": {"agent": {"allow": [...], "deny": [...]}}, "principals": {"key:ci": {...}}}`).
+   * Use {@link Grants.load} for a server, which should follow changes.
    * @throws AuthConfigError
    */
   static fromFile(path: string): Grants {
-    let doc: GrantsConfig;
-    try {
-      doc = JSON.parse(readFileSync(path, 'utf8')) as GrantsConfig;
-    } catch (err) {
-      throw new AuthConfigError('bad_grants_file', `cannot read grants from ${path}: ${(err as Error).message}`, { cause: err });
-    }
-    return new Grants(doc);
+    return new Grants(readGrantsFile(path).config);
   }
 
-  /** The view of `principal`: its own rules plus those of each role it lists. */
+  /**
+   * Loads a grants file and re-reads it every `reloadIntervalMs` (polling, not fs.watch: a
+   * Kubernetes ConfigMap or Secret update swaps a symlink, which inotify watches miss).
+   * `close()` stops the polling.
+   * @throws AuthConfigError when the file is missing or malformed (fatal at start; later, the old grants stay)
+   */
+  static load(path: string, options: GrantsFileOptions = {}): Grants {
+    const src = readGrantsFile(path);
+    const grants = new Grants(src.config);
+    grants.path = path;
+    grants.options = options;
+    grants.lastText = src.text;
+    grants.timer = setInterval(() => grants.reload(), options.reloadIntervalMs ?? 2000);
+    grants.timer.unref();
+    return grants;
+  }
+
+  /**
+   * Re-reads the file now; returns true when the grants changed. A missing or malformed file keeps
+   * the grants in force (reported through `onReloadError`). Always false for grants not from a file.
+   */
+  reload(): boolean {
+    if (!this.path) return false;
+    try {
+      const src = readGrantsFile(this.path);
+      if (src.text === this.lastText) return false;
+      check(src.config);
+      // Swap config and views together: a view is never built from the old rules after this point.
+      this.config = src.config;
+      this.views = new Map();
+      this.lastText = src.text;
+      this.options.onReload?.();
+      return true;
+    } catch (err) {
+      this.options.onReloadError?.(err as Error);
+      return false;
+    }
+  }
+
+  /** Stops following the file. */
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The view of `principal`: its own rules plus those of each role it lists (the rules in force now). */
   viewOf(principal: Principal): ToolView {
     const key = `${principal.id}|${principal.roles.join(',')}`;
     let view = this.views.get(key);

@@ -1,6 +1,6 @@
 import { ToolHubError } from '@toolhub/contracts';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -115,6 +115,30 @@ describe('Grants', () => {
 
   it('sees everything without a grants file', () => {
     expect(new Grants().viewOf(agent).unrestricted).toBe(true);
+  });
+
+  it('follow their file without a restart: a reload changes views, a broken or missing file keeps the grants in force', () => {
+    const file = join(dir, 'grants.json');
+    writeFileSync(file, JSON.stringify({ roles: { agent: { allow: ['local:*'] } } }));
+    const errors: Error[] = [];
+    const reloaded: number[] = [];
+    const live = Grants.load(file, { onReloadError: (e) => errors.push(e), onReload: () => reloaded.push(1) });
+    const echo = { provider: 'local', path: 'text', name: 'echo' };
+    expect(live.viewOf(agent).permits(echo)).toBe(true);
+    expect(live.reload()).toBe(false);
+    writeFileSync(file, JSON.stringify({ roles: { agent: { allow: ['local:*'], deny: ['local:text/*'] } } }));
+    expect(live.reload()).toBe(true);
+    expect(live.viewOf(agent).permits(echo)).toBe(false);
+    expect(reloaded).toHaveLength(1);
+    writeFileSync(file, JSON.stringify({ roles: { agent: { allow: ['text/*'] } } }));
+    expect(live.reload()).toBe(false);
+    writeFileSync(file, '{ half written');
+    expect(live.reload()).toBe(false);
+    rmSync(file);
+    expect(live.reload()).toBe(false);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/provider:path\/tool/), expect.stringMatching(/cannot read grants/), expect.stringMatching(/cannot read grants/)]);
+    expect(live.viewOf(agent).permits(echo)).toBe(false);
+    live.close();
   });
 
   it('refuses a pattern without a provider', () => {

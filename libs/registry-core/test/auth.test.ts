@@ -72,6 +72,9 @@ describe('auth on the agent and admin APIs', () => {
   let adapters: AdapterService[];
   let dispatcher: RunningDispatcher;
   let authenticator: Authenticator;
+  let grants: Grants;
+  const grantsFile = join(dir, 'grants.json');
+  const agentGrants = { roles: { agent: { allow: ['local:*'], deny: ['local:secret/**'] }, operator: { allow: ['*'] } } };
   let agentApi: Raw;
   let adminApi: Raw;
   let sign: (opts: { aud?: string; exp?: number | string; roles?: string[] }) => Promise<string>;
@@ -94,7 +97,8 @@ describe('auth on the agent and admin APIs', () => {
     sign = ({ aud = 'toolhub', exp = '1h', roles = ['agent'] }) =>
       new SignJWT({ roles }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('bot-1').setAudience(aud).setIssuedAt().setExpirationTime(exp).sign(privateKey);
     authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json'), jwt: { issuer: 'https://idp.test', audience: 'toolhub', jwks: join(dir, 'jwks.json') } });
-    const grants = new Grants({ roles: { agent: { allow: ['local:*'], deny: ['local:secret/**'] }, operator: { allow: ['*'] } } });
+    writeFileSync(grantsFile, JSON.stringify(agentGrants));
+    grants = Grants.load(grantsFile, { reloadIntervalMs: 50 });
 
     bus = new InProcessBus();
     store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
@@ -120,6 +124,7 @@ describe('auth on the agent and admin APIs', () => {
     await store.close();
     await bus.close();
     authenticator.close();
+    grants.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -215,6 +220,35 @@ describe('auth on the agent and admin APIs', () => {
       expect(ops['servedBy']).toBe('backup:backup_echo');
       const agent = await invoke(agentApi, 'runTool', rpcReq.run('local', 'broken_echo'), agentKey).catch((err: Failure) => err);
       expect(JSON.stringify(agent)).not.toMatch(/backup/);
+    });
+  });
+
+  describe('a grants file changed while serving', () => {
+    const agentTools = async () => ((await invoke(agentApi, 'listTools', rpcReq.list, agentKey))['tools'] as Array<{ name: string }>).map((t) => t.name).sort();
+    /** Polls the agent's tool list until `want` (the reload interval is 50 ms; the deadline is for a busy machine). */
+    async function until(want: string[]): Promise<string[]> {
+      const end = Date.now() + 20_000;
+      let names = await agentTools();
+      while (JSON.stringify(names) !== JSON.stringify(want) && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50));
+        names = await agentTools();
+      }
+      return names;
+    }
+
+    it('takes effect on the next calls without a restart, and a broken file keeps the grants in force', async () => {
+      expect(await agentTools()).toEqual(['broken_echo', 'echo_text']);
+      writeFileSync(grantsFile, JSON.stringify({ roles: { ...agentGrants.roles, agent: { allow: ['local:*'], deny: ['local:secret/**', 'local:echo_text'] } } }));
+      expect(await until(['broken_echo'])).toEqual(['broken_echo']);
+      expect((await failure(invoke(agentApi, 'runTool', rpcReq.run('local', 'echo_text'), agentKey))).code).toBe(status.NOT_FOUND);
+      expect((await invoke(agentApi, 'runTool', rpcReq.run('local', 'echo_text'), opsKey))['servedBy']).toBe('local:echo_text');
+
+      writeFileSync(grantsFile, '{ "roles": { "agent": { "allow": ["billing/**"] } } }');
+      expect(grants.reload()).toBe(false);
+      expect(await agentTools()).toEqual(['broken_echo']);
+
+      writeFileSync(grantsFile, JSON.stringify(agentGrants));
+      expect(await until(['broken_echo', 'echo_text'])).toEqual(['broken_echo', 'echo_text']);
     });
   });
 
