@@ -1,7 +1,19 @@
 /** Options of {@link ToolHubAgentClient.connect}, with every default filled in one place. */
 import { type ChannelCredentials, type ChannelOptions, credentials as grpcCredentials } from '@grpc/grpc-js';
 
+import { readFileSync } from 'node:fs';
+
 import { AgentKitError } from './errors';
+
+/** TLS of the channel, from PEM files (read once, when the client is created). */
+export interface ClientTlsOptions {
+  /** CA that signed the server's certificate (a private CA). @default the system's trusted CAs */
+  caFile?: string;
+  /** Client certificate for mTLS (the server maps its CN to roles); needs `keyFile`. */
+  certFile?: string;
+  /** Private key of `certFile`. */
+  keyFile?: string;
+}
 
 /** Retry policy: only UNAVAILABLE is retried, with exponential backoff and full jitter. */
 export interface RetryOptions {
@@ -19,8 +31,19 @@ export interface RetryOptions {
 
 /** Options of a ToolHub agent client. */
 export interface ToolHubAgentClientOptions {
-  /** Channel credentials. @default credentials.createInsecure() */
+  /**
+   * Channel credentials, for anything `tls` does not cover. Not together with `tls`.
+   * @default TLS when `tls` is set, else credentials.createInsecure()
+   */
   credentials?: ChannelCredentials;
+  /** TLS: `true` trusts the system's CAs; an object names a private CA and/or a client certificate (mTLS). @default false (plaintext) */
+  tls?: boolean | ClientTlsOptions;
+  /**
+   * API key or JWT, sent as `authorization: Bearer <token>` with every call (a call's own
+   * `authorization` metadata wins). Read from the environment only through {@link clientOptionsFromEnv}.
+   * @default '' (none: local mode)
+   */
+  token?: string;
   /** Deadline of ListTools, GetToolInfo, SearchTools, GetPreloadSet and ListProviders, retries included, in ms. @default 10000 */
   deadlineMs?: number;
   /** Deadline of a RunTool call without timeout_ms, retries included, in ms. @default 60000 */
@@ -60,7 +83,7 @@ export interface ToolHubAgentClientOptions {
 }
 
 export type ResolvedRetryOptions = Required<RetryOptions>;
-export type ResolvedClientOptions = Required<Omit<ToolHubAgentClientOptions, 'retry'>> & { retry: ResolvedRetryOptions };
+export type ResolvedClientOptions = Required<Omit<ToolHubAgentClientOptions, 'retry' | 'tls'>> & { retry: ResolvedRetryOptions };
 
 /** Default values of {@link ToolHubAgentClientOptions} (credentials aside). */
 export const CLIENT_DEFAULTS = {
@@ -72,6 +95,7 @@ export const CLIENT_DEFAULTS = {
   keepalivePermitWithoutCalls: true,
   maxReceiveMessageBytes: 16 * 1024 * 1024,
   caller: '',
+  token: '',
   autoIdempotencyKey: true,
   waitForReadyMs: 0,
   retry: { maxAttempts: 4, initialBackoffMs: 100, maxBackoffMs: 2_000, multiplier: 2 },
@@ -97,8 +121,9 @@ export function withClientDefaults(options: ToolHubAgentClientOptions = {}): Res
     multiplier: options.retry?.multiplier ?? d.retry.multiplier,
     random: options.retry?.random ?? Math.random,
   };
+  if (options.credentials && options.tls) throw new AgentKitError('invalid_options', 'credentials and tls cannot both be set: pass TLS files through tls, or build the ChannelCredentials yourself.');
   const o: ResolvedClientOptions = {
-    credentials: options.credentials ?? grpcCredentials.createInsecure(),
+    credentials: options.credentials ?? (options.tls ? tlsChannelCredentials(options.tls === true ? {} : options.tls) : grpcCredentials.createInsecure()),
     deadlineMs: options.deadlineMs ?? d.deadlineMs,
     runDeadlineMs: options.runDeadlineMs ?? d.runDeadlineMs,
     runDeadlineSlackMs: options.runDeadlineSlackMs ?? d.runDeadlineSlackMs,
@@ -108,6 +133,7 @@ export function withClientDefaults(options: ToolHubAgentClientOptions = {}): Res
     keepalivePermitWithoutCalls: options.keepalivePermitWithoutCalls ?? d.keepalivePermitWithoutCalls,
     maxReceiveMessageBytes: options.maxReceiveMessageBytes ?? d.maxReceiveMessageBytes,
     caller: options.caller ?? d.caller,
+    token: options.token ?? d.token,
     autoIdempotencyKey: options.autoIdempotencyKey ?? d.autoIdempotencyKey,
     metadata: options.metadata ?? {},
     channelOptions: options.channelOptions ?? {},
@@ -124,7 +150,51 @@ export function withClientDefaults(options: ToolHubAgentClientOptions = {}): Res
   check(positiveInt(o.keepaliveTimeoutMs), 'keepaliveTimeoutMs', 'a positive integer (ms)', o.keepaliveTimeoutMs);
   check(positiveInt(o.maxReceiveMessageBytes), 'maxReceiveMessageBytes', 'a positive integer (bytes)', o.maxReceiveMessageBytes);
   check(nonNegativeInt(o.waitForReadyMs), 'waitForReadyMs', 'an integer ≥ 0 (ms)', o.waitForReadyMs);
+  check(!/\s/.test(o.token), 'token', 'an API key or JWT without whitespace (the kit adds "Bearer ")', o.token.length > 12 ? `${o.token.slice(0, 4)}…` : '…');
   return o;
+}
+
+function readPem(file: string, field: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new AgentKitError('invalid_options', `tls.${field} ${JSON.stringify(file)} cannot be read: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * grpc-js TLS credentials from PEM files.
+ * @throws AgentKitError invalid_options when a file cannot be read, or only one of certFile and keyFile is set.
+ */
+export function tlsChannelCredentials(tls: ClientTlsOptions): ChannelCredentials {
+  if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) throw new AgentKitError('invalid_options', 'tls.certFile and tls.keyFile go together (a client certificate and its key, for mTLS).');
+  return grpcCredentials.createSsl(
+    tls.caFile ? readPem(tls.caFile, 'caFile') : null,
+    tls.keyFile ? readPem(tls.keyFile, 'keyFile') : null,
+    tls.certFile ? readPem(tls.certFile, 'certFile') : null,
+  );
+}
+
+/**
+ * The credential settings of the environment, for an app that wants them (explicit, so a library
+ * never sends a credential it found in the environment to an address it was handed):
+ * `TOOLHUB_TOKEN` (API key or JWT), `TOOLHUB_CLIENT_CA` (CA of the server's certificate),
+ * `TOOLHUB_CLIENT_CERT` + `TOOLHUB_CLIENT_KEY` (client certificate, mTLS), `TOOLHUB_CLIENT_TLS=1`
+ * (TLS with the system's CAs). Any of the TLS files turns TLS on. Spread the result into the
+ * options: `connect(address, { ...clientOptionsFromEnv(), caller: 'agent-7' })`.
+ * @param env @default process.env
+ */
+export function clientOptionsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<ToolHubAgentClientOptions, 'token' | 'tls'> {
+  const out: Pick<ToolHubAgentClientOptions, 'token' | 'tls'> = {};
+  const token = env['TOOLHUB_TOKEN']?.trim();
+  if (token) out.token = token;
+  const files: ClientTlsOptions = {};
+  if (env['TOOLHUB_CLIENT_CA']) files.caFile = env['TOOLHUB_CLIENT_CA'];
+  if (env['TOOLHUB_CLIENT_CERT']) files.certFile = env['TOOLHUB_CLIENT_CERT'];
+  if (env['TOOLHUB_CLIENT_KEY']) files.keyFile = env['TOOLHUB_CLIENT_KEY'];
+  if (Object.keys(files).length > 0) out.tls = files;
+  else if (/^(1|true|yes|on)$/i.test(env['TOOLHUB_CLIENT_TLS'] ?? '')) out.tls = true;
+  return out;
 }
 
 /** The grpc-js channel options for resolved client options. */

@@ -164,7 +164,9 @@ export class ToolHubAgentClient implements ToolHubApi {
 
   private metadataFor(requestId: string, options?: CallOptions): MetadataType {
     const md = new Metadata();
-    for (const [k, v] of Object.entries({ ...this.options.metadata, ...options?.metadata })) md.set(k, v);
+    // The token first, so explicit `authorization` metadata (client-wide or per call) replaces it.
+    const auth = this.options.token ? { authorization: `Bearer ${this.options.token}` } : {};
+    for (const [k, v] of Object.entries({ ...auth, ...this.options.metadata, ...options?.metadata })) md.set(k, v);
     md.set(HEADER_REQUEST_ID, requestId);
     return md;
   }

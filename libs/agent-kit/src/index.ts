@@ -5,7 +5,15 @@
  * Any new export added here becomes public API.
  */
 export { ToolHubAgentClient, type ToolHubApi, type CallOptions, errorInfoOf } from './client';
-export { type ToolHubAgentClientOptions, type RetryOptions, CLIENT_DEFAULTS, withClientDefaults } from './client-options';
+export {
+  type ToolHubAgentClientOptions,
+  type RetryOptions,
+  type ClientTlsOptions,
+  CLIENT_DEFAULTS,
+  withClientDefaults,
+  clientOptionsFromEnv,
+  tlsChannelCredentials,
+} from './client-options';
 export { backoffDelay } from './retry';
 export {
   ToolHubCallError,
