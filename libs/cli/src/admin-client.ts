@@ -4,7 +4,7 @@
  * gRPC status and the decoded ErrorInfo trailer), so they are reported like agent API failures.
  */
 import { credentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
-import { errorInfoOf, ToolHubCallError } from '@toolhub/agent-kit';
+import { type ClientTlsOptions, errorInfoOf, tlsChannelCredentials, ToolHubCallError } from '@toolhub/agent-kit';
 import {
   codeFromGrpcStatus,
   ErrorCode,
@@ -35,6 +35,14 @@ import { randomUUID } from 'node:crypto';
 /** Prefix of the `method` of every ToolHubCallError this client throws. */
 export const ADMIN_METHOD_PREFIX = 'RegistryAdmin/';
 
+/** Credentials of the admin API (the CLI passes its resolved settings). */
+export interface AdminCredentials {
+  /** API key or JWT sent as `authorization: Bearer …` (an operator or admin credential). @default none */
+  token?: string;
+  /** TLS: `true` with the system's CAs, or PEM files. @default plaintext */
+  tls?: ClientTlsOptions | true;
+}
+
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
 type RawUnary<Req, Res> = (req: Req, md: Metadata, opts: { deadline: Date }, cb: Callback<Res>) => unknown;
 
@@ -42,17 +50,20 @@ type RawUnary<Req, Res> = (req: Req, md: Metadata, opts: { deadline: Date }, cb:
 export class RegistryAdminApi {
   private readonly raw: RegistryAdminClient;
 
+  private readonly token: string;
+
   /**
    * Creates the client; the channel connects on the first call.
    * @param deadlineMs deadline of each call. @default 10000
+   * @throws AgentKitError invalid_options when a TLS file cannot be read
    */
   constructor(
     readonly address: string,
     private readonly deadlineMs = 10_000,
-    /** API key or JWT sent as `authorization: Bearer …`. @default TOOLHUB_TOKEN from the environment */
-    private readonly token = process.env['TOOLHUB_TOKEN'] ?? '',
+    auth: AdminCredentials = {},
   ) {
-    this.raw = new RegistryAdminClient(address, credentials.createInsecure());
+    this.token = auth.token ?? '';
+    this.raw = new RegistryAdminClient(address, auth.tls ? tlsChannelCredentials(auth.tls === true ? {} : auth.tls) : credentials.createInsecure());
   }
 
   getPreloadList(): Promise<GetPreloadListResponse> {

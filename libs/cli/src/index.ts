@@ -6,6 +6,6 @@ export { main } from './program';
 export { EXIT_CODES, type ExitCode, exitCodeForError } from './exit-codes';
 export { type CliIo, type TextSink, withIoDefaults } from './io';
 export { CliUsageError, isCliUsageError } from './errors';
-export { RegistryAdminApi, ADMIN_METHOD_PREFIX } from './admin-client';
+export { RegistryAdminApi, type AdminCredentials, ADMIN_METHOD_PREFIX } from './admin-client';
 export { type Settings, resolveSettings, DEFAULT_ADDRESS, DEFAULT_ADMIN_ADDRESS, DEFAULT_TIMEOUT_MS } from './settings';
 export { type JsonError } from './report-error';

@@ -35,7 +35,8 @@ Exit codes:
   5  unavailable or timed out (ToolHub not running? start it with npm start)
   6  any other failure
 
-Environment: TOOLHUB_ADDRESS (agent API), TOOLHUB_ADMIN_ADDRESS (admin API).
+Environment: TOOLHUB_ADDRESS (agent API), TOOLHUB_ADMIN_ADDRESS (admin API),
+  TOOLHUB_TOKEN (API key or JWT for both APIs when auth is on), TOOLHUB_CLIENT_CA / _CERT / _KEY / _TLS (TLS).
 Examples:
   toolhub ls local
   toolhub search convert json to csv
@@ -60,6 +61,10 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .option('--admin-address <host:port>', `registry admin API (env TOOLHUB_ADMIN_ADDRESS, default ${DEFAULT_ADMIN_ADDRESS})`)
     .option('--json', 'print one JSON document instead of tables')
     .addOption(new Option('--timeout <ms>', 'deadline of each call in ms (default 10000); for run, the tool\'s timeout').argParser(wholeNumber(1)))
+    .option('--tls', 'TLS to both APIs with the system\'s CAs (env TOOLHUB_CLIENT_TLS=1)')
+    .option('--ca <file>', 'TLS, trusting this CA (PEM) for the servers\' certificates (env TOOLHUB_CLIENT_CA)')
+    .option('--cert <file>', 'client certificate (PEM) for mTLS, with --key (env TOOLHUB_CLIENT_CERT)')
+    .option('--key <file>', 'private key of --cert (env TOOLHUB_CLIENT_KEY)')
     .addHelpText('after', EXIT_HELP);
 
   /** Wraps a command body: settings, connections, error reporting, cleanup. */

@@ -72,7 +72,9 @@ function unreachable(err: ToolHubCallError, settings: Settings | undefined): { m
   const flag = admin ? '--admin-address or TOOLHUB_ADMIN_ADDRESS' : '--address or TOOLHUB_ADDRESS';
   return {
     message: `cannot reach ${what} at ${address ?? '(unknown address)'} (${transportCause(cause)}).`,
-    hint: `Is ToolHub running? Start it with \`npm start\` in the repository (one process: agent API on 127.0.0.1:50051, admin API on 127.0.0.1:50052), or point the CLI at a running one with ${flag}.`,
+    hint:
+      `Is ToolHub running? Start it with \`npm start\` in the repository (one process: agent API on 127.0.0.1:50051, admin API on 127.0.0.1:50052), or point the CLI at a running one with ${flag}.` +
+      (settings && !settings.tls ? ' If it serves TLS, add --ca <file> (its CA) or --tls.' : ''),
   };
 }
 
@@ -107,10 +109,18 @@ export function reportError(err: unknown, out: Output, settings?: Settings): Exi
       const { message, hint } = unreachable(callErr, settings);
       return emit(out, EXIT_CODES.unavailable, 'unavailable', message, undefined, hint);
     }
-    const hint = callErr.code === 'timeout' && !callErr.info ? 'raise --timeout (ms), or check that the provider behind the tool is healthy (toolhub providers).' : undefined;
+    const hint =
+      callErr.code === 'timeout' && !callErr.info
+        ? 'raise --timeout (ms), or check that the provider behind the tool is healthy (toolhub providers).'
+        : callErr.code === 'unauthenticated'
+          ? settings?.token
+            ? 'the credential in TOOLHUB_TOKEN was refused: check that it is current (not revoked, not expired) and meant for this ToolHub.'
+            : 'this ToolHub requires credentials: set TOOLHUB_TOKEN to an API key or JWT (or give a client certificate with --cert and --key).'
+          : undefined;
     return emit(out, exitCodeForError(callErr.code), callErr.code, callErr.message, callErr.info, hint);
   }
-  if (err instanceof AgentKitError) return emit(out, EXIT_CODES.other, 'internal', err.message, undefined);
+  // invalid_options reaching the CLI comes from its settings (e.g. an unreadable --ca file): a usage error.
+  if (err instanceof AgentKitError) return err.code === 'invalid_options' ? emit(out, EXIT_CODES.usage, 'usage', err.message, undefined) : emit(out, EXIT_CODES.other, 'internal', err.message, undefined);
   const message = err instanceof Error ? err.message : String(err);
   return emit(out, EXIT_CODES.other, 'internal', `unexpected failure in the CLI: ${message}`, undefined);
 }

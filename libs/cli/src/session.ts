@@ -24,13 +24,15 @@ export class Session {
       deadlineMs: this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       // One quick retry: a person is waiting, and a server that is down stays down for a while.
       retry: { maxAttempts: 2, initialBackoffMs: 100, maxBackoffMs: 500 },
+      token: this.settings.token,
+      tls: this.settings.tls ?? false,
     });
     return this.agentClient;
   }
 
   /** The registry admin API client. */
   admin(): RegistryAdminApi {
-    this.adminClient ??= new RegistryAdminApi(this.settings.adminAddress, this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.adminClient ??= new RegistryAdminApi(this.settings.adminAddress, this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, { token: this.settings.token, tls: this.settings.tls });
     return this.adminClient;
   }
 

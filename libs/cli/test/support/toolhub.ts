@@ -4,8 +4,10 @@
  * dispatcher's gRPC API, both on free ports. close() stops everything and removes the data.
  */
 import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
+import type { Authenticator } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import type { ServerTlsOptions } from '@toolhub/grpc-edge';
 import { createLocalTools } from '@toolhub/local-tools';
 import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -61,9 +63,14 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
 export interface TestHubOptions {
   /** Learning from use in the registry's search. @default true */
   searchLearning?: boolean;
+  /** Credentials checked on both APIs (as one-process mode applies the same settings to both). @default none: local mode */
+  authenticator?: Authenticator;
+  /** TLS of both APIs. @default plaintext */
+  tls?: ServerTlsOptions;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
+  const edge = { authenticator: options.authenticator, tls: options.tls };
   const dir = mkdtempSync(join(tmpdir(), 'toolhub-cli-test-'));
   const root = join(dir, 'files');
   mkdirSync(root);
@@ -71,12 +78,12 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
   const bus = new InProcessBus();
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
   const registry = await Registry.start(bus, store, options.searchLearning === false ? { search: { learning: false } } : {});
-  const admin: RunningAdminServer = await startAdminServer(registry, { port: 0 });
+  const admin: RunningAdminServer = await startAdminServer(registry, { port: 0, ...edge });
   const adapters: AdapterService[] = [
     await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', createLocalTools({ root })) }),
     await serveAdapter(bus, { provider: 'test', ...staticCatalog('test', testTools) }),
   ];
-  const dispatcher: RunningDispatcher = await startDispatcher(bus, { grpc: { port: 0 }, dispatcher: { warmCoreTools: false } });
+  const dispatcher: RunningDispatcher = await startDispatcher(bus, { grpc: { port: 0, ...edge }, dispatcher: { warmCoreTools: false } });
   await eventually(async () => (await store.listTools({ provider: 'test' })).length === testTools.length && (await store.listTools({ provider: 'local' })).length > 0, 'the catalogs in the registry');
   return {
     address: dispatcher.grpc.address,
