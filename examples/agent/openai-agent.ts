@@ -9,7 +9,7 @@
  * endpoint (no LLM needed): the loop is the same code either way. Prints every step.
  * Exit codes: 0 answered, 1 no answer within AGENT_MAX_STEPS (default 8), 2 usage, 3 failure.
  */
-import { AgentToolkit, ToolHubAgentClient } from '@toolhub/agent-kit';
+import { AgentToolkit, clientOptionsFromEnv, ToolHubAgentClient } from '@toolhub/agent-kit';
 
 import { runAgent } from './agent-loop';
 import type { ChatModel } from './chat';
@@ -20,7 +20,8 @@ import { type InProcessToolHub, startInProcessToolHub } from './toolhub-in-proce
 
 const USAGE = `usage: npx tsx examples/agent/openai-agent.ts [--in-process] [--scripted] "<task>"
   env: OPENAI_MODEL (required unless --scripted), OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
-       TOOLHUB_ADDRESS (default 127.0.0.1:50051), AGENT_MAX_STEPS (default 8)`;
+       TOOLHUB_ADDRESS (default 127.0.0.1:50051), AGENT_MAX_STEPS (default 8),
+       TOOLHUB_TOKEN and TOOLHUB_CLIENT_CA/_CERT/_KEY/_TLS for a ToolHub with auth or TLS on`;
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -45,7 +46,8 @@ async function agent(argv: string[]): Promise<number> {
     print(`ToolHub started in-process at ${hub.address} (${hub.providers.join(', ')})`);
   }
   const address = hub?.address ?? (process.env['TOOLHUB_ADDRESS'] || '127.0.0.1:50051');
-  const client = await ToolHubAgentClient.connect(address, { caller: `openai-agent/${model.name}` });
+  // Credentials from the environment only for a ToolHub outside this process (the in-process one is in local mode).
+  const client = await ToolHubAgentClient.connect(address, { ...(hub ? {} : clientOptionsFromEnv()), caller: `openai-agent/${model.name}` });
   try {
     const toolkit = await AgentToolkit.create(client);
     if (toolkit.preloadError) print(`note: no preload set (${toolkit.preloadError.message}); starting with the meta-tools only`);
