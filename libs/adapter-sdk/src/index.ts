@@ -8,6 +8,7 @@ export { type StaticCatalog, staticCatalog, listCatalog, toolNotFound, toToolInf
 export { type SdkLogger, type ServeAdapterOptions, type AdapterService, serveAdapter, catalogVersion } from './server';
 export { type CallOptions, AdapterClient } from './client';
 export { errorReply, okReply, readReply } from './wire';
+export { type Redactor, redactingLogger, redactResult } from './redaction';
 export { type QuarantineEntry, type ScreenedCatalog, QuarantineList, screenTool, screenCatalog, toWireQuarantine } from './quarantine';
 export { type CatalogPages, type DecodedPage, cutPages, encodePage, readPage, catalogChecksum } from './catalog-pages';
 export { type IdempotencyOptions, IdempotencyCache } from './idempotency';

@@ -41,6 +41,7 @@ import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
 import { RunAcks } from './run-acks';
 import { type QuarantineEntry, type ScreenedCatalog, screenCatalog, screenTool, toWireQuarantine } from './quarantine';
+import { type Redactor, redactingLogger, redactResult } from './redaction';
 import { SDK_NAME, SDK_VERSION } from './version';
 import type { AdapterDefinition, RunContext, ToolResult } from './types';
 import { errorReply, okReply } from './wire';
@@ -70,6 +71,11 @@ export interface ServeAdapterOptions {
   /** Announce the catalog to the registry at start-up. @default true */
   announceOnStart?: boolean;
   logger?: SdkLogger;
+  /**
+   * Secrets to keep out of everything this replica sends and logs (results, errors, health detail,
+   * quarantine reasons, log lines). @default the adapter's own `redactor`, else none
+   */
+  redactor?: Redactor;
   /**
    * Contract version announced in heartbeats. Leave it alone: it is the version this SDK was built
    * against. (Tests set it to check how dispatchers treat other versions.)
@@ -110,7 +116,9 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
-  const log = options.logger ?? silentLogger;
+  const redactor = options.redactor ?? adapter.redactor;
+  const redactText = (text: string): string => (redactor && !redactor.empty ? redactor.redact(text) : text);
+  const log = redactor ? redactingLogger(options.logger ?? silentLogger, redactor) : (options.logger ?? silentLogger);
   const startedUnixMs = Date.now();
   const queue = adapterQueueGroup(provider);
   const instanceIdBytes = new TextEncoder().encode(instanceId);
@@ -126,7 +134,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     try {
       return okReply(await handler(msg));
     } catch (err) {
-      const reply = errorReply(err);
+      const reply = errorReply(err, redactor);
       if (!isToolHubError(err)) log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
       return reply;
     }
@@ -150,7 +158,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
   const snapshot = async (): Promise<{ screened: ScreenedCatalog; quarantined: QuarantineEntry[] }> => {
     const screened = screenCatalog(await adapter.catalog(), maxToolBytes);
     const own = adapter.quarantined ? await adapter.quarantined() : [];
-    return { screened, quarantined: [...own, ...screened.quarantined] };
+    const quarantined = [...own, ...screened.quarantined];
+    return { screened, quarantined: redactor ? quarantined.map((q) => ({ ...q, reason: redactText(q.reason) })) : quarantined };
   };
 
   const assertNotQuarantined = (name: string): void => {
@@ -166,7 +175,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     return {
       provider,
       healthy: h.healthy && !closing,
-      detail: closing ? 'stopping' : h.detail,
+      detail: closing ? 'stopping' : redactText(h.detail),
       instanceId,
       toolCount: snap?.screened.tools.length ?? 0,
       startedUnixMs,
@@ -210,7 +219,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       );
       cancelled.catch(() => undefined);
       assertNotQuarantined(req.name);
-      const result: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
+      const raw: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
+      const result = redactor ? redactResult(raw, redactor) : raw;
       const encoded = AdapterRunResponse.encode({
         status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
         content: result.content,
@@ -259,8 +269,10 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
           assertRunIdentifiers(req);
           return await (req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec());
         } catch (err) {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          // Traces leave the process too: the same redaction as the reply.
+          const message = redactText((err as Error).message ?? String(err));
+          span.recordException({ name: (err as Error).name ?? 'Error', message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
           throw err;
         } finally {
           span.end();

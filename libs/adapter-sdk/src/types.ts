@@ -4,6 +4,7 @@
  */
 import type { Category, ContentBlock, ToolInfo, ToolSummary } from '@toolhub/contracts';
 
+import type { Redactor } from './redaction';
 import type { QuarantineEntry } from './quarantine';
 
 /** A JSON Schema object (draft 2020-12 subset) describing a tool's arguments. */
@@ -60,6 +61,12 @@ export interface AdapterDefinition extends AdapterOperations {
    * SDK itself quarantined (see {@link QuarantineList}); call `service.announce()` after a change.
    */
   quarantined?(): QuarantineEntry[] | Promise<QuarantineEntry[]>;
+  /**
+   * Optional: the redactor of this adapter's configured secrets (e.g. `SecretRedactor` of
+   * @toolhub/config). serveAdapter passes every result, error, health detail, quarantine reason
+   * and its own log lines through it, as a backstop to the adapter's own redaction.
+   */
+  readonly redactor?: Redactor;
 }
 
 /**

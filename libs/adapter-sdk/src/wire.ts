@@ -11,16 +11,24 @@ import {
   HEADER_ERROR_CODE,
   isToolHubErrorCode,
   ToolHubError,
+  toToolHubError,
 } from '@toolhub/contracts';
+
+import type { Redactor } from './redaction';
 
 /** Header values must stay single-line and short; the full message is in the body. */
 const MAX_HEADER_MESSAGE = 512;
 
-/** Builds the error reply for anything thrown while serving a request. */
-export function errorReply(err: unknown): BusReply {
+/**
+ * Builds the error reply for anything thrown while serving a request; with `redactor`, every text
+ * of it (message, violations, suggestions, ...) is redacted first.
+ */
+export function errorReply(err: unknown, redactor?: Redactor): BusReply {
+  // Redact before bounding: a message cut through the middle of a secret would no longer match it.
+  const source = redactor && !redactor.empty ? ToolHubError.fromErrorInfo(redactor.redactJson(toToolHubError(err).toErrorInfo())) : err;
   // Errors may quote the request (a huge argument): bounded, the body stays far below the bus's
   // payload limit, past which the real error would be replaced by a bare "reply too large".
-  const e = boundedError(err);
+  const e = boundedError(source);
   return {
     data: ErrorInfo.encode(e.toErrorInfo()).finish(),
     headers: {

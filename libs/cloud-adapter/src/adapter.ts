@@ -139,6 +139,8 @@ export async function createCloudAdapter(config: CloudAdapterConfig, options: Cl
   return {
     provider,
     problems,
+    // serveAdapter redacts everything it sends and logs with it too (a backstop to the redaction here).
+    redactor,
     quarantined() {
       return [...quarantine];
     },

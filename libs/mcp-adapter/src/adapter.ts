@@ -190,6 +190,8 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
   let closed: Promise<void> | undefined;
   return {
     provider,
+    // serveAdapter redacts everything it sends and logs with it too (a backstop to the redaction here).
+    redactor,
     async start() {
       await connectAll(connections.filter((c) => c.server.connect === 'eager'));
     },
