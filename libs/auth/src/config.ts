@@ -49,7 +49,8 @@ export interface AuthSettings {
 export interface EdgeSecurity {
   authenticator: Authenticator;
   grants?: Grants;
-  tls?: { certFile: string; keyFile: string; clientCaFile?: string };
+  /** TLS files, with reload reports for the log (see ServerTlsOptions of @toolhub/grpc-edge). */
+  tls?: { certFile: string; keyFile: string; clientCaFile?: string; onReload: () => void; onReloadError: (err: Error) => void };
   allowUnauthenticated: boolean;
   /** One line for the start banner: local mode, or which credentials and TLS are in force. */
   summary: string;
@@ -82,7 +83,15 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
         onReloadError: (err) => log?.warn({ err: err.message }, 'grants file unreadable; keeping the previous grants'),
       })
     : undefined;
-  const tls = s.tlsCert ? { certFile: s.tlsCert, keyFile: s.tlsKey!, clientCaFile: s.tlsClientCa } : undefined;
+  const tls = s.tlsCert
+    ? {
+        certFile: s.tlsCert,
+        keyFile: s.tlsKey!,
+        clientCaFile: s.tlsClientCa,
+        onReload: () => log?.info({ cert: s.tlsCert }, 'TLS certificates reloaded'),
+        onReloadError: (err: Error) => log?.warn({ err: err.message }, 'TLS files changed but cannot be used; keeping the certificates in force'),
+      }
+    : undefined;
   const summary = authenticator.enabled
     ? `auth: ${authenticator.methods.join(', ')}${grants ? ' with grants' : ''}; ${tls ? (tls.clientCaFile ? 'TLS with client certificates' : 'TLS') : 'plaintext (set TOOLHUB_TLS_CERT/KEY for TLS)'}`
     : 'local mode: no authentication, every caller is the local admin (loopback only; set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_* to require credentials)';

@@ -99,6 +99,7 @@ describe('TLS certificate rotation', () => {
   let bus: InProcessBus;
   let running: RunningDispatcher;
   const live = join(dir, 'live');
+  const reloadErrors: Error[] = [];
 
   beforeAll(async () => {
     // Copies this suite can overwrite.
@@ -106,7 +107,7 @@ describe('TLS certificate rotation', () => {
     copyFileSync(f('server.key'), `${live}.key`);
     bus = new InProcessBus();
     running = await startDispatcher(bus, {
-      grpc: { port: 0, tls: { certFile: `${live}.pem`, keyFile: `${live}.key`, refreshIntervalMs: 100 } },
+      grpc: { port: 0, tls: { certFile: `${live}.pem`, keyFile: `${live}.key`, refreshIntervalMs: 100, onReloadError: (e) => reloadErrors.push(e) } },
       dispatcher: { warmCoreTools: false },
     });
   });
@@ -143,6 +144,35 @@ describe('TLS certificate rotation', () => {
     expect(last).toBe('ok');
     expect(await attempt(f('ca.pem'))).toBe(status.UNAVAILABLE);
   });
+
+  /** Waits (by outcome, up to 30 s) until `check` holds. */
+  async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+      if (await check()) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return false;
+  }
+
+  it('keeps serving the certificate in force while a rotation is half done or a file is missing, and takes the set once it fits', async () => {
+    // After the test above the server holds server2 (CA 2). Overwrite only the certificate: it no longer matches the key.
+    const before = reloadErrors.length;
+    copyFileSync(f('server.pem'), `${live}.pem`);
+    expect(await until(() => reloadErrors.length > before)).toBe(true);
+    expect(reloadErrors.at(-1)?.message).toMatch(/do not fit together/);
+    expect(await attempt(f('ca2.pem'))).toBe('ok');
+    // The key arrives: the rotation completes.
+    copyFileSync(f('server.key'), `${live}.key.tmp`);
+    renameSync(`${live}.key.tmp`, `${live}.key`);
+    expect(await until(async () => (await attempt(f('ca.pem'))) === 'ok')).toBe(true);
+    // A file gone for a moment (a botched deploy) changes nothing for callers either.
+    const missing = reloadErrors.length;
+    rmSync(`${live}.key`);
+    expect(await until(() => reloadErrors.length > missing)).toBe(true);
+    expect(reloadErrors.at(-1)?.message).toMatch(/cannot read TLS file/);
+    expect(await attempt(f('ca.pem'))).toBe('ok');
+  });
 });
 
 describe('fail-closed binding', () => {
@@ -156,6 +186,12 @@ describe('fail-closed binding', () => {
   it('treats only this machine’s addresses as loopback', () => {
     expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
     expect(['0.0.0.0', '::', '192.168.1.4', 'toolhub.example'].map(isLoopbackHost)).toEqual([false, false, false, false]);
+  });
+
+  it('refuses to start with a key that does not belong to its certificate, naming the files', async () => {
+    const bus = new InProcessBus();
+    await expect(startDispatcher(bus, { grpc: { port: 0, tls: { certFile: f('server.pem'), keyFile: f('server2.key') } }, dispatcher: { warmCoreTools: false } })).rejects.toThrow(/server\.pem, .*server2\.key do not fit together/);
+    await bus.close();
   });
 
   it('refuses to start the agent API on 0.0.0.0 without auth', async () => {

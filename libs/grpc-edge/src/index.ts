@@ -1,4 +1,5 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, type EdgeAuth, guardedServiceDefinition, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
 export { addReflection, DescriptorIndex } from './reflection';
+export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
 export { assertSafeBind, bindServer, closeServer, isLoopbackHost, serverCredentials, type ServerTlsOptions } from './serve';

@@ -2,7 +2,8 @@
 import { experimental, type Server, ServerCredentials } from '@grpc/grpc-js';
 import { ToolHubError } from '@toolhub/contracts';
 import type { HealthImplementation } from 'grpc-health-check';
-import { readFileSync } from 'node:fs';
+
+import { CertificateFiles } from './certificate-files';
 
 /** TLS for a gRPC server, from PEM files that are re-read when they change (certificate rotation). */
 export interface ServerTlsOptions {
@@ -15,26 +16,38 @@ export interface ServerTlsOptions {
   clientCaFile?: string;
   /** How often the files are checked for changes. @default 60000 */
   refreshIntervalMs?: number;
+  /** Told after changed certificates were taken into use (new handshakes get them). @default no-op */
+  onReload?: () => void;
+  /**
+   * Told when changed files cannot be used (unreadable, or a key that does not match the
+   * certificate: a rotation caught half-way); the certificates in force stay. @default no-op
+   */
+  onReloadError?: (err: Error) => void;
 }
 
 /**
- * Server credentials: insecure without `tls`; otherwise TLS whose certificates reload from disk.
- * `ready` resolves once the certificates are loaded (the providers read them asynchronously, and
- * a handshake before that would be dropped).
+ * Server credentials: insecure without `tls`; otherwise TLS whose certificates reload from disk
+ * ({@link CertificateFiles}: a changed set is used only once it fits together).
+ * `ready` resolves once grpc-js has the certificates (it takes them asynchronously, and a
+ * handshake before that would be dropped).
+ * @throws ToolHubError invalid_argument naming a file that cannot be read or a set that does not fit together
  */
 export function serverCredentials(tls?: ServerTlsOptions): { credentials: ServerCredentials; ready: Promise<void> } {
   if (!tls) return { credentials: ServerCredentials.createInsecure(), ready: Promise.resolve() };
-  // Read once up front so a missing or unreadable file fails the start with its name, not the first handshake.
-  for (const f of [tls.certFile, tls.keyFile, tls.clientCaFile].filter((x): x is string => Boolean(x))) {
-    try {
-      readFileSync(f);
-    } catch (err) {
-      throw ToolHubError.invalidArgument(`cannot read TLS file ${f}: ${(err as Error).message}`, [{ field: f, message: 'unreadable' }]);
-    }
+  let files: CertificateFiles;
+  try {
+    files = new CertificateFiles({
+      certFile: tls.certFile,
+      keyFile: tls.keyFile,
+      caFile: tls.clientCaFile,
+      refreshIntervalMs: tls.refreshIntervalMs,
+      onReload: tls.onReload,
+      onReloadError: tls.onReloadError,
+    });
+  } catch (err) {
+    throw ToolHubError.invalidArgument((err as Error).message, [{ field: tls.certFile, message: 'unusable' }]);
   }
-  const refreshIntervalMs = tls.refreshIntervalMs ?? 60_000;
-  const identity = new experimental.FileWatcherCertificateProvider({ certificateFile: tls.certFile, privateKeyFile: tls.keyFile, refreshIntervalMs });
-  const ca = tls.clientCaFile ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: tls.clientCaFile, refreshIntervalMs }) : null;
+  const ca = tls.clientCaFile ? files : null;
   const loaded = (add: (l: (u: unknown) => void) => void, remove: (l: (u: unknown) => void) => void) =>
     new Promise<void>((resolve) => {
       const listener = (u: unknown) => {
@@ -46,11 +59,11 @@ export function serverCredentials(tls?: ServerTlsOptions): { credentials: Server
       add(listener);
     });
   const ready = Promise.all([
-    loaded((l) => identity.addIdentityCertificateListener(l), (l) => identity.removeIdentityCertificateListener(l)),
+    loaded((l) => files.addIdentityCertificateListener(l), (l) => files.removeIdentityCertificateListener(l)),
     ca ? loaded((l) => ca.addCaCertificateListener(l), (l) => ca.removeCaCertificateListener(l)) : undefined,
   ]).then(() => undefined);
   // grpc-js names the parameters (ca, identity) but hands them on as (identity, ca): identity goes first.
-  return { credentials: experimental.createCertificateProviderServerCredentials(identity, ca, ca !== null), ready };
+  return { credentials: experimental.createCertificateProviderServerCredentials(files, ca, ca !== null), ready };
 }
 
 /** True for addresses only this machine can reach. */
