@@ -18,7 +18,7 @@ serveGenerator(async () => {
   const client = new ToolHubClient(ADDRESS, credentials.createInsecure());
   const listTools = () =>
     new Promise<ListToolsResponse>((ok, fail) =>
-      client.listTools({ provider: PROVIDER, path: '', recursive: true }, new Metadata(), { deadline: Date.now() + 5000 }, (err: ServiceError | null, res: ListToolsResponse) =>
+      client.listTools({ provider: PROVIDER, path: '', recursive: true, pageSize: 0, pageToken: '' }, new Metadata(), { deadline: Date.now() + 5000 }, (err: ServiceError | null, res: ListToolsResponse) =>
         err ? fail(err) : ok(res),
       ),
     );

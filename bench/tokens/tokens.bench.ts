@@ -39,7 +39,7 @@ const count = (text: string): number => enc.encode(text).length;
 /** The ToolHub API over the in-memory catalog: what a dispatcher with a registry would answer. */
 function catalogApi(byId: Map<string, ToolInfo>, search: BenchSearch, preload: PreloadTool[]): ToolHubApi {
   return {
-    listTools: async () => ({ categories: [], tools: [], hint: '' }),
+    listTools: async () => ({ categories: [], tools: [], hint: '', nextPageToken: '', total: 0 }),
     getToolInfo: async ({ provider = '', name = '' }) => {
       const tool = byId.get(`${provider}:${name}`);
       if (!tool) throw ToolHubError.notFound(`No tool ${provider}:${name}.`);

@@ -18,6 +18,7 @@ import {
   type ListProvidersResponse,
   type ListToolsRequest,
   type ListToolsResponse,
+  MAX_PAGE_SIZE,
   PreloadFormat,
   type RunToolRequest,
   type RunToolResponse,
@@ -104,10 +105,37 @@ export class ToolHubAgentClient implements ToolHubApi {
     return client;
   }
 
-  /** Like `ls`: the providers (no provider), or the categories and tools at a path. */
-  listTools(request: Partial<ListToolsRequest> = {}, options?: CallOptions): Promise<ListToolsResponse> {
-    const req: ListToolsRequest = { provider: request.provider ?? '', path: request.path ?? '', recursive: request.recursive ?? false };
-    return this.call('ListTools', this.raw.listTools.bind(this.raw) as RawUnary<ListToolsRequest, ListToolsResponse>, req, this.options.deadlineMs, options);
+  /**
+   * Like `ls`: the providers (no provider), or the categories and tools at a path. Without
+   * `pageSize` or `pageToken` it follows every `next_page_token` (pages of MAX_PAGE_SIZE, each with
+   * its own deadline) and answers the whole listing as one response, as before paging; with either
+   * it answers that one page. A server older than paging answers in one reply, which ends the loop.
+   * @throws ToolHubCallError as every call; `internal` when a server repeats a page token.
+   */
+  async listTools(request: Partial<ListToolsRequest> = {}, options?: CallOptions): Promise<ListToolsResponse> {
+    const base: ListToolsRequest = {
+      provider: request.provider ?? '',
+      path: request.path ?? '',
+      recursive: request.recursive ?? false,
+      pageSize: request.pageSize ?? 0,
+      pageToken: request.pageToken ?? '',
+    };
+    const raw = this.raw.listTools.bind(this.raw) as RawUnary<ListToolsRequest, ListToolsResponse>;
+    if (base.pageSize !== 0 || base.pageToken !== '') return this.call('ListTools', raw, base, this.options.deadlineMs, options);
+    const first = await this.call('ListTools', raw, { ...base, pageSize: MAX_PAGE_SIZE }, this.options.deadlineMs, options);
+    const tools = [...first.tools];
+    const seen = new Set<string>();
+    let last = first;
+    while (last.nextPageToken !== '') {
+      if (seen.has(last.nextPageToken)) {
+        throw new ToolHubCallError('internal', `ListTools: the server sent page token ${JSON.stringify(last.nextPageToken)} twice; stopped instead of looping.`, { method: 'ListTools', grpcStatus: GrpcStatus.INTERNAL, attempts: 1 });
+      }
+      seen.add(last.nextPageToken);
+      last = await this.call('ListTools', raw, { ...base, pageSize: MAX_PAGE_SIZE, pageToken: last.nextPageToken }, this.options.deadlineMs, options);
+      tools.push(...last.tools);
+    }
+    // The last page's hint is the listing's hint without a "next page" sentence.
+    return { categories: first.categories, tools, hint: last.hint, nextPageToken: '', total: tools.length };
   }
 
   /** Like `man`: the full info of one tool. */

@@ -143,6 +143,18 @@ export {
   HEADER_ACK_SUBJECT,
 } from './headers';
 export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  LIST_REPLY_BUDGET_BYTES,
+  PAGE_TOKEN_TTL_MS,
+  type PageRequest,
+  type Page,
+  type PagingSpec,
+  paginate,
+  compareKeys,
+  fieldBytes,
+} from './paging';
+export {
   TOOL_NAME_PATTERN,
   PROVIDER_NAME_PATTERN,
   PATH_SEGMENT_PATTERN,

@@ -54,6 +54,7 @@ import { checkArgumentDepth } from './arguments';
 import { CallEventPublisher } from './call-events';
 import { InflightTracker } from './inflight';
 import { CallerLimiter } from './limits';
+import { pageOfListing } from './list-pages';
 import { MetadataCache } from './metadata-cache';
 import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } from './options';
 import { ProviderDirectory } from './providers';
@@ -172,7 +173,13 @@ export class Dispatcher {
     if (!vis) return this.listToolsAll(req, call);
     if (req.provider === '') {
       const categories: Category[] = (await vis.providers(this.providers.status().filter((p) => !p.incompatible))).map((p) => ({ path: '', name: p.provider, toolCount: p.toolCount }));
-      return { categories, tools: [], hint: categories.length ? `These are the providers. Call tool_list with provider set to one of: ${categories.map((c) => c.name).join(', ')}.` : 'No tools are available to you right now.' };
+      return {
+        categories,
+        tools: [],
+        hint: categories.length ? `These are the providers. Call tool_list with provider set to one of: ${categories.map((c) => c.name).join(', ')}.` : 'No tools are available to you right now.',
+        nextPageToken: '',
+        total: 0,
+      };
     }
     assertProviderName(req.provider);
     const path = normalizePath(req.path);
@@ -180,7 +187,7 @@ export class Dispatcher {
     if (res.tools.length === 0 && res.categories.length === 0 && (await vis.visibleUnder(req.provider, '')) === 0) {
       throw ToolHubError.notFound(`Unknown provider ${JSON.stringify(req.provider)}. Call tool_list with no provider to see the providers you can use.`, [], '');
     }
-    return { ...res, hint: listHint(req.provider, res) };
+    return pageOfListing({ ...req, path }, res, (whole) => listHint(req.provider, whole));
   }
 
   /** Lists through the metadata cache. */
@@ -203,11 +210,14 @@ export class Dispatcher {
         hint: categories.length
           ? `These are the providers. Call tool_list with provider set to one of: ${categories.map((c) => c.name).join(', ')}.`
           : 'No provider adapters are running right now; try again shortly.',
+        nextPageToken: '',
+        total: 0,
       };
     }
     assertProviderName(req.provider);
-    const res = await this.listCached(req.provider, normalizePath(req.path), req.recursive, call);
-    return { categories: res.categories, tools: res.tools, hint: listHint(req.provider, res) };
+    const path = normalizePath(req.path);
+    const res = await this.listCached(req.provider, path, req.recursive, call);
+    return pageOfListing({ ...req, path }, res, (whole) => listHint(req.provider, whole));
   }
 
   async getToolInfo(req: GetToolInfoRequest, call: CallContext): Promise<GetToolInfoResponse> {

@@ -6,6 +6,7 @@ import { Server } from '@grpc/grpc-js';
 import {
   contractDescriptorSet,
   Importance,
+  type ListRegisteredToolsRequest,
   parseToolId,
   type PreloadList as WirePreloadList,
   RegistryAdminService,
@@ -129,7 +130,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
       return { list: wireList(list) };
     }),
     getTool: rpc('GetTool', async (req: { provider: string; name: string }) => ({ tool: await registry.getTool(req.provider, req.name) })),
-    listRegisteredTools: rpc('ListRegisteredTools', async (req: { provider: string; path: string }) => ({ tools: await registry.listRegisteredTools(req.provider, req.path) })),
+    listRegisteredTools: rpc('ListRegisteredTools', (req: ListRegisteredToolsRequest) => registry.listRegisteredToolsPage(req)),
     setImportance: rpc('SetImportance', async (req: { toolId: string; importance: Importance }, call) => ({
       tool: await overlay('SetImportance', req.toolId, call, { importance: requireImportance(req.importance) }),
     })),

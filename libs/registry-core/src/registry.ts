@@ -22,8 +22,14 @@ import {
   type Importance,
   parseToolId,
   type PreloadSuggestion,
-  type RegisteredTool,
+  RegisteredTool,
   registrySubject,
+  compareKeys,
+  LIST_REPLY_BUDGET_BYTES,
+  type ListRegisteredToolsRequest,
+  type ListRegisteredToolsResponse,
+  normalizePath,
+  paginate,
   SearchToolsRequest,
   SearchToolsResponse,
   type GetRegistryStatusResponse,
@@ -279,8 +285,32 @@ export class Registry {
     return toRegisteredTool(t);
   }
 
+  /** Every tool of `provider` (all when empty) at or below `path`, in tool id order. */
   async listRegisteredTools(provider: string, path: string): Promise<RegisteredTool[]> {
-    return (await this.store.listTools({ provider: provider || undefined, pathPrefix: path || undefined })).map(toRegisteredTool);
+    const tools = (await this.store.listTools({ provider: provider || undefined, pathPrefix: path || undefined })).map(toRegisteredTool);
+    // Sorted here too, so paging does not depend on each store backend's collation.
+    return tools.sort((a, b) => compareKeys([registeredId(a)], [registeredId(b)]));
+  }
+
+  /**
+   * One page of {@link listRegisteredTools} (see `paginate` in @toolhub/contracts: keyset tokens,
+   * at most MAX_PAGE_SIZE tools and LIST_REPLY_BUDGET_BYTES per reply; a request without page fields
+   * gets the whole list when it fits).
+   * @throws ToolHubError invalid_argument for a bad or expired token; failed_precondition when an
+   *   unpaged list is over the reply budget.
+   */
+  async listRegisteredToolsPage(req: ListRegisteredToolsRequest, budgetBytes = LIST_REPLY_BUDGET_BYTES): Promise<ListRegisteredToolsResponse> {
+    const all = await this.listRegisteredTools(req.provider, req.path);
+    const page = paginate(all, req, {
+      rpc: 'ListRegisteredTools',
+      scope: `provider=${JSON.stringify(req.provider)} path=${JSON.stringify(normalizePath(req.path))}`,
+      key: (t) => [registeredId(t)],
+      compare: compareKeys,
+      size: (t) => RegisteredTool.encode(t).finish().length,
+      label: (t) => `tool ${registeredId(t)}`,
+      budgetBytes,
+    });
+    return { tools: page.items, nextPageToken: page.nextPageToken, total: page.total };
   }
 
   async registerTool(tool: ToolInfo): Promise<RegisteredTool> {
@@ -400,4 +430,8 @@ export class Registry {
       suggestions.map((s) => toolId(provider, s)),
     );
   }
+}
+
+function registeredId(t: RegisteredTool): string {
+  return toolId(t.tool?.provider ?? '', t.tool?.name ?? '');
 }

@@ -74,7 +74,7 @@ class Gen {
 export const encodeRun = (req: Partial<RunToolRequest>): Buffer =>
   Buffer.from(RunToolRequest.encode({ provider: 'local', name: 'math_calculate', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '', ...req }).finish());
 const encodeInfo = (provider: string, name: string): Buffer => Buffer.from(GetToolInfoRequest.encode({ provider, name }).finish());
-const encodeList = (provider: string, path: string, recursive = false): Buffer => Buffer.from(ListToolsRequest.encode({ provider, path, recursive }).finish());
+const encodeList = (provider: string, path: string, recursive = false): Buffer => Buffer.from(ListToolsRequest.encode({ provider, path, recursive, pageSize: 0, pageToken: '' }).finish());
 
 /** google.protobuf.Struct / Value / ListValue written by hand, iteratively (any depth, no recursion). */
 const pb = {

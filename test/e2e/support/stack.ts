@@ -163,10 +163,19 @@ export function adminClient(address: string): AdminClient {
   const raw = new RegistryAdminClient(address, credentials.createInsecure());
   const deadline = () => ({ deadline: Date.now() + 10_000 });
   return {
-    listRegisteredTools: (provider, path = '') =>
-      new Promise((resolve, reject) =>
-        raw.listRegisteredTools({ provider, path }, new Metadata(), deadline(), (err, res: ListRegisteredToolsResponse) => (err ? reject(err) : resolve(res.tools))),
-      ),
+    // Follows next_page_token: a real-catalog registry holds more than one 4 MiB reply.
+    listRegisteredTools: async (provider, path = '') => {
+      const tools: RegisteredTool[] = [];
+      let pageToken = '';
+      do {
+        const res = await new Promise<ListRegisteredToolsResponse>((resolve, reject) =>
+          raw.listRegisteredTools({ provider, path, pageSize: 500, pageToken }, new Metadata(), deadline(), (err, r: ListRegisteredToolsResponse) => (err ? reject(err) : resolve(r))),
+        );
+        tools.push(...res.tools);
+        pageToken = res.nextPageToken;
+      } while (pageToken !== '');
+      return tools;
+    },
     getToolStats: (toolId) => new Promise((resolve) => raw.getToolStats({ toolId }, new Metadata(), deadline(), (err, res) => resolve(err ? undefined : res.stats))),
     getCatalogStatus: (provider) =>
       new Promise((resolve, reject) => raw.getCatalogStatus({ provider }, new Metadata(), deadline(), (err, res) => (err ? reject(err) : resolve(res.providers.find((p) => p.provider === provider))))),

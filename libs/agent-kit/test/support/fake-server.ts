@@ -67,7 +67,7 @@ export async function startFakeServer(handlers: Partial<Handlers> = {}): Promise
   return fake;
 }
 
-export const emptyListing: ListToolsResponse = { categories: [], tools: [], hint: '' };
+export const emptyListing: ListToolsResponse = { categories: [], tools: [], hint: '', nextPageToken: '', total: 0 };
 export const emptySearch: SearchToolsResponse = { hits: [], suggestions: [], searchId: '', mode: 0, note: '' };
 export function okRun(text: string): RunToolResponse {
   return { status: RunStatus.RUN_STATUS_OK, content: [{ text }], fixes: [], attempts: 1, servedBy: '', latencyMs: 1 };

@@ -46,7 +46,7 @@ export function connectClient(address: string): TestClient {
       });
   return {
     raw,
-    listTools: wrap<ListToolsRequest, ListToolsResponse>('listTools', { provider: '', path: '', recursive: false }),
+    listTools: wrap<ListToolsRequest, ListToolsResponse>('listTools', { provider: '', path: '', recursive: false, pageSize: 0, pageToken: '' }),
     getToolInfo: wrap<GetToolInfoRequest, GetToolInfoResponse>('getToolInfo', { provider: '', name: '' }),
     runTool: wrap<RunToolRequest, RunToolResponse>('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' }),
     listProviders: wrap<Record<string, never>, ListProvidersResponse>('listProviders', {}),
