@@ -1,5 +1,5 @@
 import { type Metadata, status } from '@grpc/grpc-js';
-import { type GetToolInfoRequest, HEADER_REQUEST_ID, PreloadFormat, type RunToolRequest, ToolHubError } from '@toolhub/contracts';
+import { type GetToolInfoRequest, HEADER_REQUEST_ID, MAX_PAGE_SIZE, PreloadFormat, type RunToolRequest, ToolHubError } from '@toolhub/contracts';
 import { createServer, type Server as NetServer, connect as netConnect } from 'node:net';
 
 import { AgentKitError, backoffDelay, hasAgentKitError, isToolHubCallError, ToolHubAgentClient, ToolHubCallError, withClientDefaults } from '../src';
@@ -42,8 +42,9 @@ describe('ToolHubAgentClient', () => {
 
   it('fills unset request fields and returns the response', async () => {
     fake.handlers.listTools = () => ({ ...emptyListing, hint: 'hello' });
-    await expect(client.listTools()).resolves.toEqual({ categories: [], tools: [], hint: 'hello' });
-    expect(fake.calls[0]?.request).toEqual({ provider: '', path: '', recursive: false });
+    await expect(client.listTools()).resolves.toEqual({ categories: [], tools: [], hint: 'hello', nextPageToken: '', total: 0 });
+    // Asks for the largest pages and follows their tokens (see list-pages.test.ts).
+    expect(fake.calls[0]?.request).toEqual({ provider: '', path: '', recursive: false, pageSize: MAX_PAGE_SIZE, pageToken: '' });
   });
 
   it('serves SearchTools and GetPreloadSet once the server implements them', async () => {

@@ -58,7 +58,7 @@ const tools: ToolDefinition<never>[] = [
 const backupTools: ToolDefinition<never>[] = [{ name: 'backup_echo', path: '', description: 'Echoes text from the backup provider.', inputSchema: schema, run: async () => textResult('from backup') }];
 
 const rpcReq = {
-  list: { provider: 'local', path: '', recursive: true },
+  list: { provider: 'local', path: '', recursive: true, pageSize: 0, pageToken: '' },
   search: (q: string) => ({ queries: [q], provider: '', path: '', limit: 10, mode: 0, explain: false }),
   run: (provider: string, name: string) => ({ provider, name, arguments: { text: 'hi' }, timeoutMs: 5000, idempotencyKey: '', expectedVersion: '', caller: 'agent-17', searchId: '' }),
 };
@@ -174,9 +174,9 @@ describe('auth on the agent and admin APIs', () => {
       const res = await invoke(agentApi, 'listTools', rpcReq.list, agentKey);
       const names = (res['tools'] as Array<{ name: string }>).map((t) => t.name).sort();
       expect(names).toEqual(['broken_echo', 'echo_text']);
-      const root = await invoke(agentApi, 'listTools', { provider: 'local', path: '', recursive: false }, agentKey);
+      const root = await invoke(agentApi, 'listTools', { provider: 'local', path: '', recursive: false, pageSize: 0, pageToken: '' }, agentKey);
       expect((root['categories'] as Array<{ path: string; toolCount: number }>).map((c) => [c.path, c.toolCount])).toEqual([['text', 2]]);
-      const providers = await invoke(agentApi, 'listTools', { provider: '', path: '', recursive: false }, agentKey);
+      const providers = await invoke(agentApi, 'listTools', { provider: '', path: '', recursive: false, pageSize: 0, pageToken: '' }, agentKey);
       expect(providers['categories']).toEqual([{ path: '', name: 'local', toolCount: 2 }]);
       // An operator sees all of it.
       const all = await invoke(agentApi, 'listTools', rpcReq.list, opsKey);
