@@ -23,12 +23,13 @@
 #   start the embeddings server), PYTHON (default python3), PG_PORT (default 27432),
 #   TOOLHUB_FERRETDB_HANDLER=postgresql|sqlite (default postgresql: FerretDB 1.24 uses the `_id`
 #   index only there; on SQLite it scans whole collections, ~10x slower statistics ingestion),
-#   TOOLHUB_NATS_AUTH=1 (NATS with per-service users and subject permissions from
+#   TOOLHUB_NATS_AUTH (default 1: NATS with per-service users and subject permissions from
 #   deploy/nats/toolhub-auth.conf; passwords generated once into $DIR/nats-auth.env as
 #   NATS_<USER>_PASSWORD; run a service with NATS_USER=<user> NATS_PASSWORD=<its password>
-#   NATS_INBOX_PREFIX=_INBOX_<user>; `up` exports the admin user's credentials so tools and tests connect). Off by default: the shared CI NATS stays open
-#   so every test keeps working unchanged; test/e2e/nats-auth.int.test.ts covers auth with its own
-#   nats-server.
+#   NATS_INBOX_PREFIX=_INBOX_<user>; `up` prints the admin user's credentials (NATS_USER,
+#   NATS_PASSWORD) so tools and tests connect; a client with no credentials is refused by
+#   nats-server). TOOLHUB_NATS_AUTH=0 starts an open NATS (a NATS already running in the state
+#   folder keeps the mode it was started with: `down` first to switch).
 #
 # stdout carries only the `export ...` lines (so `eval` works); progress and errors go to stderr.
 set -euo pipefail
@@ -292,12 +293,15 @@ stop() {
 }
 
 # Generates the NATS users' passwords once (kept in $DIR/nats-auth.env) and loads them.
+# Each starts with a letter: nats-server parses a variable's value as config, so a password that
+# starts with a digit ("9a3f…") is read as a malformed number and the server refuses to start.
 nats_auth_env() {
   local f="$DIR/nats-auth.env" u
+  if [ -f "$f" ] && grep -q '_PASSWORD=[0-9]' "$f"; then rm -f "$f"; fi # written before that rule
   if [ ! -f "$f" ]; then
     (umask 077 && : >"$f")
     for u in DISPATCHER REGISTRY ADAPTER_LOCAL ADAPTER_MCP ADAPTER_CLOUD ADMIN; do
-      echo "export NATS_${u}_PASSWORD=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>"$f"
+      echo "export NATS_${u}_PASSWORD=p$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>"$f"
     done
   fi
   # shellcheck disable=SC1090
@@ -307,7 +311,7 @@ nats_auth_env() {
 
 print_env() {
   echo "export NATS_URL=nats://$HOST:$NATS_PORT"
-  if [ "${TOOLHUB_NATS_AUTH:-0}" = 1 ]; then
+  if [ "${TOOLHUB_NATS_AUTH:-1}" = 1 ]; then
     echo "export NATS_USER=admin NATS_PASSWORD=$NATS_ADMIN_PASSWORD  # services: see $DIR/nats-auth.env"
   fi
   echo "export REDIS_URL=redis://$HOST:$REDIS_PORT"
@@ -319,7 +323,7 @@ cmd_up() {
   install_all
   mkdir -p "$DIR/nats" "$DIR/redis" "$DIR/mongo" "$DIR/mongo-state"
   local nats_conf=()
-  if [ "${TOOLHUB_NATS_AUTH:-0}" = 1 ]; then
+  if [ "${TOOLHUB_NATS_AUTH:-1}" = 1 ]; then
     nats_auth_env
     nats_conf=(-c "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/deploy/nats/toolhub-auth.conf")
   fi

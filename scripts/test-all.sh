@@ -29,8 +29,10 @@ if ! services_env="$(bash scripts/services.sh up)"; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-eval "$(echo "$services_env" | grep -E '^(export )?[A-Z_]+_URL=')"
-export NATS_URL REDIS_URL MONGO_URL
+# The shared NATS requires credentials (per-service users, scripts/services.sh): tests and the apps
+# they start connect as its admin user (NATS_USER/NATS_PASSWORD); private test servers ignore them.
+eval "$(echo "$services_env" | grep -E '^(export )?([A-Z_]+_URL|NATS_USER)=' | sed 's/ *#.*$//')"
+export NATS_URL REDIS_URL MONGO_URL NATS_USER NATS_PASSWORD
 
 echo "==> jest (unit + integration)"
 # --forceExit: a handle some library leaves open after the last suite must not hold CI until its time

@@ -2,6 +2,7 @@
  * scripts/services.sh keeps one state directory per instance, derived from its ports: two sets of
  * services on one machine (other ports) run side by side, and `status` reports each on its own.
  */
+import { NatsBus } from '@toolhub/bus';
 import { freePort } from '@toolhub/test-harness';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -57,6 +58,18 @@ describe('scripts/services.sh with two instances on one machine', () => {
       expect(s.stdout).toMatch(/^redis: up \(pid \d+/m);
       expect(s.stdout).toMatch(/^mongo: up \(pid \d+/m);
     }
+  });
+
+  it('starts NATS with authentication by default: no credentials are refused, the printed admin user connects', async () => {
+    const up = await services(a, 'up'); // already up: prints the same environment again
+    const user = /NATS_USER=(\S+)/.exec(up.stdout)?.[1];
+    const password = /NATS_PASSWORD=(\S+)/.exec(up.stdout)?.[1];
+    expect(user).toBe('admin');
+    expect(password).toMatch(/^p[0-9a-f]{48}$/); // a leading letter: nats-server parses variables as config
+    const servers = `nats://127.0.0.1:${a.env['NATS_PORT']}`;
+    await expect(NatsBus.connect({ servers, name: 'no-credentials', credentials: null, maxReconnectAttempts: 0 })).rejects.toThrow(/auth/i);
+    const bus = await NatsBus.connect({ servers, name: 'admin', credentials: { user: user!, password: password! } });
+    await bus.close();
   });
 
   it('stops one instance without touching the other', async () => {
