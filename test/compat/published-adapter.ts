@@ -42,7 +42,8 @@ function struct(o: { [k: string]: JsonValue }): object {
 /** Serves provider `provider` with one tool, `old_echo`, until the returned close() is called. */
 export async function servePublishedAdapter(natsUrl: string, provider: string): Promise<{ close(): Promise<void> }> {
   const T = publishedTypes();
-  const nc: NatsConnection = await connect({ servers: natsUrl, name: `published-${provider}` });
+  // Like any adapter team's code: plain nats.js, with the user and password of the NATS it is given.
+  const nc: NatsConnection = await connect({ servers: natsUrl, name: `published-${provider}`, user: process.env['NATS_USER'], pass: process.env['NATS_PASSWORD'] });
   const enc = (type: protobuf.Type, obj: object) => type.encode(type.fromObject(obj)).finish();
   const tool = {
     id: `${provider}:old_echo`, provider, name: 'old_echo', path: 'legacy', description: 'Echoes text; built against the published contract.',

@@ -6,7 +6,7 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsAuthenticator, natsCredentialsFromEnv } from '@toolhub/bus';
 import {
   type CatalogSyncStatus,
   EVENTS_STREAM,
@@ -95,7 +95,9 @@ export async function startRegistry(nats: string, mongo: string, label: string, 
 }
 
 async function deleteConsumer(natsUrl: string, durable: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl });
+  // The shared test NATS requires credentials (scripts/services.sh): NATS_USER/NATS_PASSWORD as the apps read them.
+  const creds = natsCredentialsFromEnv();
+  const nc = await connect({ servers: natsUrl, ...(creds ? { authenticator: natsAuthenticator(creds) } : {}) });
   try {
     await (await jetstreamManager(nc)).consumers.delete(EVENTS_STREAM, durable);
   } catch {
