@@ -45,8 +45,19 @@ export interface InProcessBusOptions {
   duplicateWindowMs?: number;
   /** First pause before a failed batch is redelivered; doubles per delivery, capped at 30 s. @default 250 */
   redeliveryDelayMs?: number;
-  /** Oldest events are dropped beyond this many, so memory stays bounded. @default 100000 */
+  /**
+   * Most events held. Beyond it, the oldest events every durable has acknowledged are discarded
+   * (without any durable: the oldest events); an event a durable has not acknowledged is never
+   * discarded, so once this many are unacknowledged `publishEvent` fails with `publish_failed`
+   * (JetStream's discard-new policy) until the consumer catches up. @default 100000
+   */
   maxEvents?: number;
+  /**
+   * Events every durable has acknowledged that are kept anyway (for durables created later, which
+   * start at the oldest kept event); the rest are discarded at once. One-process mode sets 0.
+   * @default maxEvents
+   */
+  maxAckedEvents?: number;
   /**
    * Called when a subscribe handler or a consumer batch handler throws (serve handler errors are
    * sent back to the caller instead). The bus has no logger of its own. @default no-op
@@ -60,6 +71,7 @@ function withDefaults(options: InProcessBusOptions): Required<InProcessBusOption
     duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
     redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
     maxEvents: options.maxEvents ?? 100_000,
+    maxAckedEvents: options.maxAckedEvents ?? options.maxEvents ?? 100_000,
     onError: options.onError ?? (() => undefined),
   };
 }
@@ -133,7 +145,13 @@ export class InProcessBus implements Bus {
       throw new BusError('invalid_argument', `maxPayload must be a positive integer, got ${this.options.maxPayload}`);
     }
     this.maxPayload = this.options.maxPayload;
-    this.log = new EventLog(this.options.duplicateWindowMs, this.options.maxEvents);
+    for (const field of ['maxEvents', 'maxAckedEvents'] as const) {
+      const value = this.options[field];
+      if (!Number.isInteger(value) || value < (field === 'maxEvents' ? 1 : 0)) {
+        throw new BusError('invalid_argument', `${field} must be ${field === 'maxEvents' ? 'a positive' : 'a non-negative'} integer, got ${value}`);
+      }
+    }
+    this.log = new EventLog(this.options.duplicateWindowMs, this.options.maxEvents, this.options.maxAckedEvents, () => this.ackFloor());
   }
 
   async request(subject: string, data: Uint8Array, options: RequestOptions): Promise<BusReply> {
@@ -202,7 +220,24 @@ export class InProcessBus implements Bus {
     assertPayload(data, headers, this.maxPayload);
     // As with JetStream, a stored event is also delivered to plain subscribers of its subject
     // (that is how every dispatcher replica hears invalidations); a duplicate is not.
-    if (this.log.append(subject, data, headers, options.msgId)) this.route(subject, data, headers, undefined);
+    const stored = this.log.append(subject, data, headers, options.msgId);
+    if (stored === 'full') {
+      throw new BusError(
+        'publish_failed',
+        `publishEvent("${subject}"): the in-process stream holds ${this.options.maxEvents} events not yet acknowledged by every durable (maxEvents); retry once the consumers catch up`,
+      );
+    }
+    if (stored) this.route(subject, data, headers, undefined);
+  }
+
+  /** Lowest sequence a durable still needs, or undefined when there is no durable. */
+  private ackFloor(): number | undefined {
+    let floor: number | undefined;
+    for (const state of this.durables.values()) {
+      const low = state.lowestUnfinished();
+      if (floor === undefined || low < floor) floor = low;
+    }
+    return floor;
   }
 
   async consumeEvents(options: ConsumeOptions): Promise<EventConsumer> {

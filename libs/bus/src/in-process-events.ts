@@ -18,7 +18,16 @@ interface StoredEvent {
   readonly msgId: string;
 }
 
-/** Append-only list of events with a JetStream-like duplicate window and an upper bound on size. */
+/** Lowest sequence some durable has not finished with (delivered and acknowledged, or skipped). */
+export type AckFloor = () => number | undefined;
+
+/**
+ * Append-only list of events with a JetStream-like duplicate window and bounds on size. An event
+ * some durable has not acknowledged is never discarded: when `maxEvents` such events are held,
+ * {@link append} refuses new ones (JetStream's discard-new policy) instead of losing unconsumed
+ * events. Events every durable has acknowledged are kept up to `maxAckedEvents`, for durables
+ * created later. Without any durable, the oldest events beyond `maxEvents` are discarded.
+ */
 export class EventLog {
   private readonly events: StoredEvent[] = [];
   private firstSeq = 1;
@@ -30,26 +39,57 @@ export class EventLog {
   constructor(
     private readonly duplicateWindowMs: number,
     private readonly maxEvents: number,
+    private readonly maxAckedEvents: number = maxEvents,
+    /** Where the durables stand; undefined while there is none. */
+    private readonly ackFloor: AckFloor = () => undefined,
   ) {}
 
-  /** Stores an event unless its msgId was stored within the window; returns false for a duplicate. */
-  append(subject: string, data: Uint8Array, headers: Headers, msgId: string): boolean {
+  /**
+   * Stores an event unless its msgId was stored within the window; returns false for a duplicate.
+   * Returns 'full' (nothing stored) when `maxEvents` events are held that a durable still needs.
+   */
+  append(subject: string, data: Uint8Array, headers: Headers, msgId: string): boolean | 'full' {
     const now = Date.now();
-    for (const [id, at] of this.seen) {
-      if (now - at < this.duplicateWindowMs) break;
-      this.seen.delete(id);
-    }
+    this.forgetIdsBefore(now - this.duplicateWindowMs);
     if (this.seen.has(msgId)) return false;
+    this.trim(1);
+    if (this.events.length >= this.maxEvents) return 'full';
     this.seen.set(msgId, now);
     this.events.push({ seq: this.nextSeq++, subject, data: copyBytes(data), headers: { ...headers, [HEADER_MSG_ID]: msgId }, msgId });
-    // Discard-old policy, like a stream with max_msgs: bounded memory beats an out-of-memory crash.
-    if (this.events.length > this.maxEvents) {
-      const drop = this.events.length - this.maxEvents;
-      this.events.splice(0, drop);
-      this.firstSeq += drop;
-    }
     for (const listener of this.listeners) listener();
     return true;
+  }
+
+  /**
+   * Discards what the bounds allow (keeping room for `room` more events): acknowledged events
+   * beyond `maxAckedEvents`, then acknowledged ones beyond `maxEvents`; without durables, the
+   * oldest beyond `maxEvents`. Called on append and after every acknowledgement.
+   */
+  trim(room = 0): void {
+    const floor = this.ackFloor();
+    const over = Math.max(0, this.events.length + room - this.maxEvents);
+    let drop: number;
+    if (floor === undefined) {
+      // Nobody consumes yet: discard-old, like a stream with max_msgs (a later durable gets the newest).
+      drop = over;
+    } else {
+      const acked = Math.max(0, Math.min(floor, this.nextSeq) - this.firstSeq);
+      drop = Math.min(acked, Math.max(over, acked - this.maxAckedEvents));
+    }
+    drop = Math.min(drop, this.events.length);
+    if (drop === 0) return;
+    this.events.splice(0, drop);
+    this.firstSeq += drop;
+  }
+
+  /** Events held now (for tests and metrics). */
+  get size(): number {
+    return this.events.length;
+  }
+
+  /** msgIds remembered for de-duplication now (for tests and metrics). */
+  get rememberedIds(): number {
+    return this.seen.size;
   }
 
   get(seq: number): StoredEvent | undefined {
@@ -68,6 +108,13 @@ export class EventLog {
   onAppend(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private forgetIdsBefore(cutoff: number): void {
+    for (const [id, at] of this.seen) {
+      if (at > cutoff) break;
+      this.seen.delete(id);
+    }
   }
 }
 
@@ -126,6 +173,16 @@ export class DurableState {
     let min: number | undefined;
     for (const p of this.pending.values()) if (min === undefined || p.due < min) min = p.due;
     return min;
+  }
+
+  /**
+   * Lowest sequence this durable has not finished with: its oldest unacknowledged delivery, else
+   * the next event it would take. Pending entries are added in ascending sequence (the cursor only
+   * moves forward) and never re-added, so the first key is the smallest.
+   */
+  lowestUnfinished(): number {
+    const oldest = this.pending.keys().next();
+    return oldest.done ? this.cursor : Math.min(this.cursor, oldest.value);
   }
 
   hasNew(log: EventLog): boolean {
@@ -217,6 +274,7 @@ export class InProcessConsumer implements EventConsumer {
       try {
         await this.options.handler(batch);
         this.state.ack(batch);
+        this.log.trim();
       } catch (err) {
         this.state.nak(batch, this.hooks.redeliveryDelayMs, Date.now());
         this.hooks.onError(err);

@@ -82,6 +82,74 @@ describe('InProcessBus', () => {
     expect(seen).toEqual(['3', '4', '5']);
   });
 
+  it('an event a durable has not acknowledged is never discarded: beyond maxEvents publishEvent fails until the consumer catches up', async () => {
+    bus = new InProcessBus({ maxEvents: 3, maxAckedEvents: 0, redeliveryDelayMs: 20 });
+    const subject = subjectFor('unacked');
+    let acceptFirst = false;
+    const counted: string[] = [];
+    await bus.consumeEvents({
+      durable: 'stats',
+      filterSubjects: [subject],
+      maxBatch: 1,
+      handler: async (batch) => {
+        const body = text(batch[0]!.data);
+        if (body === '1' && !acceptFirst) throw new Error('store unavailable');
+        counted.push(body);
+      },
+    });
+    await bus.publishEvent(subject, bytes('1'), { msgId: '1' });
+    await bus.publishEvent(subject, bytes('2'), { msgId: '2' });
+    await bus.publishEvent(subject, bytes('3'), { msgId: '3' });
+    await eventually(() => counted.length === 2, 'events 2 and 3 counted while 1 keeps failing');
+    // 2 and 3 are acknowledged, but 1 is not and must stay: the stream is full.
+    await expect(bus.publishEvent(subject, bytes('4'), { msgId: '4' })).rejects.toMatchObject({ name: 'BusError', code: 'publish_failed' });
+    acceptFirst = true;
+    await eventually(() => counted.includes('1'), 'event 1 redelivered and counted');
+    await bus.publishEvent(subject, bytes('4'), { msgId: '4' });
+    await eventually(() => counted.length === 4, 'event 4 counted');
+    expect(counted).toEqual(['2', '3', '1', '4']);
+  });
+
+  it('with maxAckedEvents 0 acknowledged events are discarded at once, so a durable created later starts after them', async () => {
+    bus = new InProcessBus({ maxAckedEvents: 0 });
+    const subject = subjectFor('acked');
+    const first: string[] = [];
+    await bus.consumeEvents({ durable: 'first', filterSubjects: [subject], handler: async (b) => void first.push(...b.map((e) => text(e.data))) });
+    for (let i = 1; i <= 3; i++) await bus.publishEvent(subject, bytes(String(i)), { msgId: String(i) });
+    await eventually(() => first.length === 3, 'three events acknowledged');
+    const later: string[] = [];
+    await bus.consumeEvents({ durable: 'later', filterSubjects: [subject], handler: async (b) => void later.push(...b.map((e) => text(e.data))) });
+    await bus.publishEvent(subject, bytes('4'), { msgId: '4' });
+    await eventually(() => later.length === 1 && first.length === 4, 'event 4 reaches both durables');
+    expect(later).toEqual(['4']);
+  });
+
+  it('by default acknowledged events are kept up to maxEvents, so a durable created later still gets them', async () => {
+    bus = new InProcessBus({ maxEvents: 10 });
+    const subject = subjectFor('kept');
+    const first: string[] = [];
+    await bus.consumeEvents({ durable: 'first', filterSubjects: [subject], handler: async (b) => void first.push(...b.map((e) => text(e.data))) });
+    for (let i = 1; i <= 3; i++) await bus.publishEvent(subject, bytes(String(i)), { msgId: String(i) });
+    await eventually(() => first.length === 3, 'three events acknowledged');
+    const later: string[] = [];
+    await bus.consumeEvents({ durable: 'later', filterSubjects: [subject], handler: async (b) => void later.push(...b.map((e) => text(e.data))) });
+    await eventually(() => later.length === 3, 'the kept events');
+    expect(later).toEqual(['1', '2', '3']);
+  });
+
+  it('a msgId published again after its event was discarded is still refused within the duplicate window', async () => {
+    bus = new InProcessBus({ maxAckedEvents: 0 });
+    const subject = subjectFor('dup-after-ack');
+    const seen: string[] = [];
+    await bus.consumeEvents({ durable: 'd', filterSubjects: [subject], handler: async (b) => void seen.push(...b.map((e) => text(e.data))) });
+    await bus.publishEvent(subject, bytes('a'), { msgId: 'same' });
+    await eventually(() => seen.length === 1, 'first delivery');
+    await bus.publishEvent(subject, bytes('b'), { msgId: 'same' });
+    await bus.publishEvent(subject, bytes('c'), { msgId: 'other' });
+    await eventually(() => seen.length === 2, 'the other event');
+    expect(seen).toEqual(['a', 'c']);
+  });
+
   it('an event not acknowledged within ackWait goes to another consumer of the same durable', async () => {
     bus = new InProcessBus();
     const subject = subjectFor('ackwait');
@@ -152,5 +220,10 @@ describe('InProcessBus', () => {
 
   it('rejects a non-positive maxPayload at construction', () => {
     expect(() => new InProcessBus({ maxPayload: 0 })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  it('rejects a non-positive maxEvents and a negative maxAckedEvents at construction', () => {
+    expect(() => new InProcessBus({ maxEvents: 0 })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(() => new InProcessBus({ maxAckedEvents: -1 })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 });
