@@ -24,6 +24,8 @@ export interface ContractContext {
   /** The store in use (changes after `restart`). */
   store(): RegistryStore;
   readonly clock: FakeClock;
+  /** False when counted event ids are forgotten on restart (see StoreCapabilities). */
+  readonly claimsSurviveRestart: boolean;
   /** Closes the store in use and every one opened by `restart`, then opens the data again. */
   restart(options?: Omit<StoreOptions, 'clock'>): Promise<RegistryStore>;
 }

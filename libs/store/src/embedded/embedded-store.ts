@@ -10,11 +10,20 @@ export interface EmbeddedRegistryStoreOptions extends StoreOptions {
   dir: string;
   /** How often the append-only files are rewritten compacted. @default 600000 (10 min) */
   compactionIntervalMs?: number;
+  /**
+   * Where the event ids counted within `dedupWindowMs` are kept: `stored` (a NeDB file, held in
+   * memory too, ~200 bytes per event) or `memory` (a Map, ~80 bytes per event, nothing on disk).
+   * With `memory` an event delivered again after a restart is counted again: choose it only when
+   * nothing can redeliver an event across a restart (one-process mode: in-memory bus, no outbox).
+   * @default 'stored'
+   */
+  claims?: 'stored' | 'memory';
 }
 
 /** Defaults of {@link EmbeddedRegistryStoreOptions}. */
 export const embeddedRegistryStoreDefaults = {
   compactionIntervalMs: 10 * 60 * 1000,
+  claims: 'stored',
 } as const;
 
 /**
@@ -39,8 +48,12 @@ export class EmbeddedRegistryStore extends DocumentRegistryStore {
     }
     const compactionIntervalMs = options.compactionIntervalMs ?? embeddedRegistryStoreDefaults.compactionIntervalMs;
     positiveInt('compactionIntervalMs', compactionIntervalMs);
-    const backend = await NedbBackend.open(options.dir, compactionIntervalMs);
-    const store = new EmbeddedRegistryStore(backend, resolved, `embedded, ${options.dir}`);
+    const claims = options.claims ?? embeddedRegistryStoreDefaults.claims;
+    if (claims !== 'stored' && claims !== 'memory') {
+      throw new StoreError('invalid_options', `claims must be "stored" or "memory", got ${JSON.stringify(claims)}.`);
+    }
+    const backend = await NedbBackend.open(options.dir, compactionIntervalMs, claims === 'memory');
+    const store = new EmbeddedRegistryStore(backend, resolved, `embedded, ${options.dir}${claims === 'memory' ? ', claims in memory' : ''}`);
     try {
       await store.recoverPending();
     } catch (err) {

@@ -13,6 +13,7 @@ import Datastore from '@seald-io/nedb';
 import type { Backend, BaseDoc, CollectionName, DocCollection, Filter, FindOptions } from '../backend';
 import { StoreError } from '../errors';
 import { lockDirectory } from './dir-lock';
+import { MemoryClaims } from './memory-claims';
 
 type Raw = Record<string, unknown>;
 
@@ -34,6 +35,8 @@ export class NedbBackend implements Backend {
     private readonly stores: ReadonlyMap<CollectionName, Datastore<Raw>>,
     private readonly unlock: () => Promise<void>,
     private readonly dir: string,
+    /** `call_claims` in memory instead of a file (see memory-claims.ts), or undefined. */
+    private readonly memoryClaims: MemoryClaims | undefined,
   ) {}
 
   /**
@@ -41,7 +44,7 @@ export class NedbBackend implements Backend {
    * @throws StoreError locked when another live process has the directory open; backend when a
    *   file cannot be read or written.
    */
-  static async open(dir: string, compactionIntervalMs: number): Promise<NedbBackend> {
+  static async open(dir: string, compactionIntervalMs: number, claimsInMemory = false): Promise<NedbBackend> {
     try {
       await mkdir(dir, { recursive: true });
     } catch (err) {
@@ -51,23 +54,25 @@ export class NedbBackend implements Backend {
     const stores = new Map<CollectionName, Datastore<Raw>>();
     try {
       for (const name of COLLECTIONS) {
+        if (name === 'call_claims' && claimsInMemory) continue;
         // corruptAlertThreshold 1: a torn last line is a write that was never acknowledged; drop it
         // instead of refusing to start (small files would cross any lower threshold).
         const ds = new Datastore<Raw>({ filename: join(dir, `${name}.db`), corruptAlertThreshold: 1 });
         await ds.loadDatabaseAsync();
         stores.set(name, ds);
       }
-      for (const index of INDEXES) await stores.get(index.collection)!.ensureIndexAsync({ fieldName: index.fieldName, unique: index.unique ?? false });
+      for (const index of INDEXES) await stores.get(index.collection)?.ensureIndexAsync({ fieldName: index.fieldName, unique: index.unique ?? false });
       for (const ds of stores.values()) ds.setAutocompactionInterval(compactionIntervalMs);
     } catch (err) {
       for (const ds of stores.values()) ds.stopAutocompaction();
       await unlock();
       throw new StoreError('backend', `Cannot load the registry data in ${dir}: ${(err as Error).message}`, { cause: err, retryable: false });
     }
-    return new NedbBackend(stores, unlock, dir);
+    return new NedbBackend(stores, unlock, dir, claimsInMemory ? new MemoryClaims() : undefined);
   }
 
   collection<T extends BaseDoc>(name: CollectionName): DocCollection<T> {
+    if (name === 'call_claims' && this.memoryClaims) return this.memoryClaims as unknown as DocCollection<T>;
     return new NedbDocCollection<T>(this.stores.get(name)!, name, this.dir);
   }
 
