@@ -25,8 +25,24 @@ This file lives in the local provider's file root; agents can read it with file_
 `;
 
 
-/** How long the one-process store remembers event ids (see where the store is opened). */
-const ONE_PROCESS_DEDUP_WINDOW_MS = 10 * 60_000;
+/**
+ * Bounds of what one-process mode retains per call (issue 12: memory flat under sustained use);
+ * the apps/toolhub README lists them. See where the bus and the store are created for why.
+ */
+const ONE_PROCESS_BOUNDS = {
+  /** Store: how long an event id is remembered (one in-memory claim, ~80 bytes, per event). */
+  dedupWindowMs: 2 * 60_000,
+  /** Bus: how long a msgId is remembered for de-duplication (one Map entry, ~100 bytes, per event). */
+  duplicateWindowMs: 5_000,
+  /**
+   * Store: how often NeDB's append-only files are rewritten compacted. Every statistics write
+   * appends the tool's whole document (~100 bytes per call on disk); the live data is small (the
+   * catalog and one statistics document per tool), so compacting every minute is cheap.
+   */
+  compactionIntervalMs: 60_000,
+  /** Bus: acknowledged events kept (none: no durable is created after start-up in this mode). */
+  maxAckedEvents: 0,
+} as const;
 async function main(): Promise<void> {
   const config = toolhubConfig.load();
   const telemetry = initTelemetry({ serviceName: 'toolhub' });
@@ -40,14 +56,26 @@ async function main(): Promise<void> {
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, 'welcome.txt'))) writeFileSync(join(root, 'welcome.txt'), WELCOME);
 
-  const bus = new InProcessBus();
+  // The registry's consumer is the only durable and exists before the first event, so events it
+  // acknowledged are of no further use: keeping 100,000 of them (the bus default) held ~0.5 KB per
+  // call. Unacknowledged events are never discarded (the bus refuses new ones when 100,000 wait).
+  // Each event is published once (memory durability, no outbox), so a short msgId window suffices;
+  // the store's claims de-duplicate redeliveries anyway.
+  const bus = new InProcessBus({ maxAckedEvents: ONE_PROCESS_BOUNDS.maxAckedEvents, duplicateWindowMs: ONE_PROCESS_BOUNDS.duplicateWindowMs });
   const steps: ShutdownStep[] = [];
   // Registry first, so it hears every adapter's first catalog announcement.
-  // Event ids are remembered for 10 min, not the store's 24 h: the in-process bus holds events in
-  // memory only, so a redelivery comes within its ack wait and backoff (≤ 1 min) or never (after a
-  // restart). 24 h of claims would keep every call of a day in NeDB's memory (issue 12: RSS grew
-  // with use); 10 min bounds them to 10 min of calls.
-  const store = await EmbeddedRegistryStore.open({ dir: join(dataDir, 'registry'), dedupWindowMs: ONE_PROCESS_DEDUP_WINDOW_MS });
+  // Event ids are remembered for 2 min, in memory, not the store's 24 h in a NeDB file: the
+  // in-process bus holds events in memory only and the dispatcher publishes each once (memory
+  // durability, no outbox), so an event comes again only as a redelivery after the registry's batch
+  // failed (backoff 250 ms doubling to 30 s: within 2 min unless it fails about 9 times in a row), never
+  // after a restart. NeDB claims cost ~200 bytes of memory per call plus two appends to a file;
+  // 24 h, then 10 min of them made RSS grow with use (issue 12).
+  const store = await EmbeddedRegistryStore.open({
+    dir: join(dataDir, 'registry'),
+    dedupWindowMs: ONE_PROCESS_BOUNDS.dedupWindowMs,
+    claims: 'memory',
+    compactionIntervalMs: ONE_PROCESS_BOUNDS.compactionIntervalMs,
+  });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
 
