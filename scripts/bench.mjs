@@ -33,6 +33,9 @@ if (!entry || !files.includes(entry)) {
   process.exit(2);
 }
 if (process.env.BENCH_SKIP_BUILD !== '1') {
+  // Contracts first: bundles built from generated code older than proto/ decode new fields as
+  // undefined (a checkout pulled without `npm install` did exactly that). A no-op when up to date.
+  execFileSync(process.execPath, ['scripts/gen-proto.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(process.execPath, ['scripts/build-apps.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(process.execPath, ['scripts/build.mjs', `bench/${name}`, ...files], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
