@@ -107,6 +107,11 @@ export class CatalogSync {
     return run;
   }
 
+  /** Whether the provider's adapter tools were retired (see {@link retire}) and nothing synced since. */
+  isRetired(provider: string): boolean {
+    return this.status.get(provider)?.state === 'retired';
+  }
+
   /**
    * Retires a provider's stored adapter tools (an empty catalog: see ResyncGrace), after any sync
    * of it still queued, unless an announcement of it arrived at or after `unlessHeardSince`.

@@ -34,24 +34,28 @@ export class ProviderLiveness {
     this.graceMs = options.graceMs ?? 15_000;
   }
 
-  /** Records one heartbeat (an AdapterHealthResponse); malformed ones are ignored. */
-  onHeartbeat(data: Uint8Array, now = Date.now()): void {
+  /**
+   * Records one heartbeat (an AdapterHealthResponse); malformed ones are ignored.
+   * @returns the provider when the beat says a replica is live, else undefined
+   */
+  onHeartbeat(data: Uint8Array, now = Date.now()): string | undefined {
     let h: AdapterHealthResponse;
     try {
       h = AdapterHealthResponse.decode(data);
     } catch {
-      return;
+      return undefined;
     }
-    if (!h.provider || !h.instanceId) return;
+    if (!h.provider || !h.instanceId) return undefined;
     const byInstance = this.replicas.get(h.provider) ?? new Map<string, ReplicaBeat>();
     this.replicas.set(h.provider, byInstance);
     if (!h.healthy && h.detail === 'stopping') {
       byInstance.delete(h.instanceId);
       if (this.liveCount(h.provider, now) === 0) this.lostAt.set(h.provider, now);
-      return;
+      return undefined;
     }
     byInstance.set(h.instanceId, { seen: now, catalogVersion: h.catalogVersion });
     this.lostAt.delete(h.provider);
+    return h.provider;
   }
 
   private liveCount(provider: string, now: number): number {

@@ -99,6 +99,8 @@ export interface RegistryOptions {
 
 /** Queue group of registry replicas: each request or announcement is handled by one of them. */
 const QUEUE = 'toolhub-registry';
+/** How often a live replica of a retired provider may make the registry ask for announcements. */
+const RETIRED_RESYNC_INTERVAL_MS = 30_000;
 const silent: SdkLogger = { info() {}, warn() {}, error() {} };
 
 export class Registry {
@@ -115,6 +117,8 @@ export class Registry {
   private readonly catalogSync: CatalogSync;
   /** Stored catalogs not confirmed since the start (settled after the resync grace period). */
   private grace?: ResyncGrace;
+  /** When a live replica of each retired provider last made this registry ask for announcements. */
+  private readonly retiredAskedAt = new Map<string, number>();
   /** Which providers have a live adapter replica (from heartbeats). */
   readonly liveness: ProviderLiveness;
   /** Events ingested since start (for benchmarks and health). */
@@ -171,7 +175,7 @@ export class Registry {
     registry.subs.push(
       await serve('search', async (m) => SearchToolsResponse.encode(registry.liveness.markHits(await registry.hybrid.search(SearchToolsRequest.decode(m.data)))).finish()),
       // Heartbeats tell which providers have a live replica: hits of the others rank last, marked.
-      await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.liveness.onHeartbeat(m.data)),
+      await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.onLiveReplica(registry.liveness.onHeartbeat(m.data))),
       await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),
       await serve('info', async (m) => {
         const req = GetToolRequest.decode(m.data);
@@ -218,6 +222,21 @@ export class Registry {
       this.log,
       options,
     );
+  }
+
+  /**
+   * A replica of `provider` was heard from. If its catalog was retired (no replica was heard during
+   * the grace period after the start, e.g. heartbeats lost while the bus reconnected), ask for
+   * announcements again, at most every {@link RETIRED_RESYNC_INTERVAL_MS}: an adapter that was
+   * running all along does not announce on its own, and its tools would stay retired.
+   */
+  private onLiveReplica(provider: string | undefined): void {
+    if (!provider || !this.catalogSync.isRetired(provider)) return;
+    const now = Date.now();
+    if (now - (this.retiredAskedAt.get(provider) ?? -Infinity) < RETIRED_RESYNC_INTERVAL_MS) return;
+    this.retiredAskedAt.set(provider, now);
+    this.log.info({ provider }, 'a replica of a retired provider is live: asking adapters to announce their catalogs');
+    this.bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: `provider ${provider} was retired and has a live replica` }).finish());
   }
 
   /** Stored providers not confirmed since the start (empty once the resync grace period settled them). */

@@ -203,6 +203,24 @@ describe('a restarted registry settles the catalogs it stored', () => {
     await waitFor(async () => ((await store.getTool('gone', 'orphan')) ? true : undefined), { timeoutMs: 10_000 });
   });
 
+  it('asks a retired provider to announce again when one of its replicas is heard from, so a replica missed during the grace comes back without a restart', async () => {
+    registry = await Registry.start(bus, store, { resync: { graceMs: 0 } });
+    const first = await serveAdapter(bus, { provider: 'quiet', ...staticCatalog('quiet', [def('alpha')]) }, { instanceId: 'quiet-1' });
+    await waitFor(async () => ((await store.getTool('quiet', 'alpha')) ? true : undefined), { timeoutMs: 10_000 });
+    await registry.close();
+    await first.close();
+
+    const second = await Registry.start(bus, store, { resync: { graceMs: 60_000 } });
+    registry = second;
+    expect(await second.settleStoredCatalogs()).toMatchObject({ retired: ['quiet'] });
+    expect(await store.getTool('quiet', 'alpha')).toBeUndefined();
+    // A replica that does not announce on its own (it was running all along, only unheard):
+    // its heartbeat makes the registry ask for the catalog, and the tools are served again.
+    adapters.push(await serveAdapter(bus, { provider: 'quiet', ...staticCatalog('quiet', [def('alpha')]) }, { instanceId: 'quiet-2', announceOnStart: false }));
+    await waitFor(async () => ((await store.getTool('quiet', 'alpha')) ? true : undefined), { timeoutMs: 20_000, message: 'the retired provider synced again' });
+    expect(second.catalogStatus('quiet')[0]).toMatchObject({ state: 'synced', toolCount: 1 });
+  }, 30_000);
+
   it("confirms a stored catalog from a live replica's heartbeat when another registry replica took the re-announcement", async () => {
     registry = await Registry.start(bus, store, { resync: { graceMs: 0 } });
     const first = await serveAdapter(bus, { provider: 'steady', ...staticCatalog('steady', [def('alpha'), def('beta')]) }, { instanceId: 'steady-1' });
