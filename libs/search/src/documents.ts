@@ -5,6 +5,8 @@
 import { summarize } from '@toolhub/adapter-sdk';
 import { Importance, type ToolInfo } from '@toolhub/contracts';
 
+import { embeddingText } from './embedding-text';
+
 /** The searchable fields, from strongest to weakest. */
 export type SearchField = 'name' | 'category' | 'description' | 'params';
 
@@ -88,19 +90,4 @@ export function toEntry(tool: ToolInfo): ToolEntry {
     version: tool.version,
     embeddingText: embeddingText(tool),
   };
-}
-
-/** Characters of a tool's text sent to the model (small models read ~256 tokens anyway). */
-const MAX_TEXT = 2000;
-
-/**
- * The text a tool is embedded from: its name as words, its category, its description and its
- * parameter names and descriptions — what an agent's task description is likely to echo.
- */
-export function embeddingText(tool: ToolInfo): string {
-  const name = tool.name.replace(/_/g, ' ');
-  const where = tool.path ? ` (${tool.provider}/${tool.path})` : ` (${tool.provider})`;
-  const params = parameterText(tool.inputSchema).replace(/\s*\n\s*/g, '; ');
-  const text = `${name}${where}: ${tool.description}${params ? `\nParameters: ${params}` : ''}`;
-  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
 }

@@ -15,7 +15,8 @@ export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/ope
 export { embeddingKey } from './embeddings/key';
 export type { ToolSearchRequest } from './request';
 export { type SearchIndexOptions, type ResolvedSearchIndexOptions, type FieldWeights, searchIndexDefaults, withSearchDefaults } from './options';
-export { type SearchField, SEARCH_FIELDS, embeddingText } from './documents';
+export { type SearchField, SEARCH_FIELDS } from './documents';
+export { embeddingText } from './embedding-text';
 export { type Analyzer, type AnalyzerOptions, createAnalyzer, splitIdentifier } from './analyzer';
 export { type CjkSegmenter, cjkBigrams, createCjkSegmenter } from './cjk';
 export { SYNONYM_GROUPS } from './lexicon';
