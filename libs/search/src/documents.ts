@@ -6,6 +6,7 @@ import { summarize } from '@toolhub/adapter-sdk';
 import { Importance, type ToolInfo } from '@toolhub/contracts';
 
 import { embeddingText } from './embedding-text';
+import { forEachParameter } from './schema-parameters';
 
 /** The searchable fields, from strongest to weakest. */
 export type SearchField = 'name' | 'category' | 'description' | 'params';
@@ -31,30 +32,13 @@ export interface ToolEntry {
   embeddingText: string;
 }
 
-/** Deepest nesting of parameter objects whose property names are indexed. */
-const MAX_PARAM_DEPTH = 3;
-/** Most parameters indexed per tool (a huge schema should not drown its own name). */
-const MAX_PARAMS = 64;
-
 /** Property names and descriptions of a JSON Schema, nested objects and array items included. */
 export function parameterText(schema: unknown): string {
   const parts: string[] = [];
-  let count = 0;
-  const walk = (node: unknown, depth: number): void => {
-    if (depth > MAX_PARAM_DEPTH || node === null || typeof node !== 'object' || count >= MAX_PARAMS) return;
-    const s = node as { properties?: unknown; items?: unknown };
-    if (s.properties !== null && typeof s.properties === 'object') {
-      for (const [name, prop] of Object.entries(s.properties as Record<string, unknown>)) {
-        if (count++ >= MAX_PARAMS) return;
-        parts.push(name);
-        const description = (prop as { description?: unknown } | null)?.description;
-        if (typeof description === 'string') parts.push(description);
-        walk(prop, depth + 1);
-      }
-    }
-    if (s.items !== undefined) walk(s.items, depth + 1);
-  };
-  walk(schema, 1);
+  forEachParameter(schema, (name, prop) => {
+    parts.push(name);
+    if (typeof prop['description'] === 'string') parts.push(prop['description']);
+  });
   return parts.join(' \n ');
 }
 

@@ -5,13 +5,10 @@
 import type { ToolInfo } from '@toolhub/contracts';
 
 import { splitIdentifier } from './analyzer';
+import { forEachParameter } from './schema-parameters';
 
 /** Characters of a tool's text sent to the model (small models read ~256 word pieces anyway). */
 const MAX_TEXT = 2000;
-/** Deepest nesting of parameter objects described (as the lexical index, see documents.ts). */
-const MAX_PARAM_DEPTH = 3;
-/** Most parameters described per tool. */
-const MAX_PARAMS = 64;
 /** Most allowed values listed per parameter. */
 const MAX_ENUM_VALUES = 10;
 
@@ -27,25 +24,13 @@ function asWords(identifier: string): string {
  */
 function parameterSentences(schema: unknown): string[] {
   const parts: string[] = [];
-  let count = 0;
-  const walk = (node: unknown, depth: number): void => {
-    if (depth > MAX_PARAM_DEPTH || node === null || typeof node !== 'object' || count >= MAX_PARAMS) return;
-    const s = node as { properties?: unknown; items?: unknown };
-    if (s.properties !== null && typeof s.properties === 'object') {
-      for (const [name, prop] of Object.entries(s.properties as Record<string, unknown>)) {
-        if (count++ >= MAX_PARAMS) return;
-        const p = (prop ?? {}) as { description?: unknown; enum?: unknown };
-        let text = asWords(name);
-        if (typeof p.description === 'string' && p.description.trim() !== '') text += `: ${p.description.trim()}`;
-        const values = Array.isArray(p.enum) ? p.enum.filter((v) => typeof v === 'string' || typeof v === 'number').slice(0, MAX_ENUM_VALUES) : [];
-        if (values.length > 0) text += ` (one of ${values.join(', ')})`;
-        parts.push(text);
-        walk(prop, depth + 1);
-      }
-    }
-    if (s.items !== undefined) walk(s.items, depth + 1);
-  };
-  walk(schema, 1);
+  forEachParameter(schema, (name, p) => {
+    let text = asWords(name);
+    if (typeof p['description'] === 'string' && p['description'].trim() !== '') text += `: ${p['description'].trim()}`;
+    const values = Array.isArray(p['enum']) ? (p['enum'] as unknown[]).filter((v) => typeof v === 'string' || typeof v === 'number').slice(0, MAX_ENUM_VALUES) : [];
+    if (values.length > 0) text += ` (one of ${values.join(', ')})`;
+    parts.push(text);
+  });
   return parts;
 }
 
