@@ -83,8 +83,13 @@ describe('NATS with per-service users and subject permissions', () => {
     await until(async () => ((await store.getToolStats('local:echo_text'))?.calls ?? 0) >= 1, 'the registry to count the call');
   });
 
-  it('refuses a wrong password at connect', async () => {
-    await expect(as(server, 'adapter_local', 'guessed', 'impostor')).rejects.toThrow(/authorization|auth/i);
+  it('refuses a wrong password at connect, saying which user was refused and what to check', async () => {
+    await expect(as(server, 'adapter_local', 'guessed', 'impostor')).rejects.toThrow(/refused the credentials of user "adapter_local".*NATS_PASSWORD/);
+  });
+
+  it('refuses a client without credentials, saying how to send them', async () => {
+    const err = NatsBus.connect({ servers: server.url, name: 'anonymous', credentials: null, connectTimeoutMs: 5000, maxReconnectAttempts: 0 });
+    await expect(err).rejects.toThrow(/requires credentials.*NATS_USER and NATS_PASSWORD.*services\.sh up/);
   });
 
   it('refuses an impostor adapter: the local adapter user cannot serve the cloud provider’s run subject', async () => {

@@ -294,7 +294,7 @@ export class NatsBus implements Bus {
         ...(opts.credentials ? { authenticator: natsAuthenticator(opts.credentials) } : {}),
       });
     } catch (err) {
-      throw new BusError('connection_failed', `cannot connect to NATS at ${String(opts.servers)}: ${(err as Error).message}`, { cause: err });
+      throw new BusError('connection_failed', `cannot connect to NATS at ${String(opts.servers)}: ${(err as Error).message}${authHint(err, opts.credentials)}`, { cause: err });
     }
     try {
       const jsm = await untilJetStreamAnswers(opts.jetStreamWaitMs, async () => {
@@ -514,4 +514,14 @@ function toStatus(s: Status): NatsBusStatus {
     ...('server' in s && typeof s.server === 'string' ? { server: s.server } : {}),
     ...('error' in s && s.error instanceof Error ? { error: s.error } : {}),
   };
+}
+
+/** What to do about a refused login, for the connect error (the server only says "Authorization Violation"). */
+function authHint(err: unknown, credentials: NatsCredentials | null | undefined): string {
+  if (!/authorization|authentication/i.test(err instanceof Error ? `${err.name} ${err.message}` : String(err))) return '';
+  if (!credentials) {
+    return '. The server requires credentials: set NATS_USER and NATS_PASSWORD (or NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED[_FILE]); `bash scripts/services.sh up` prints its admin user';
+  }
+  if ('user' in credentials) return `. The server refused the credentials of user "${credentials.user}": check NATS_USER and NATS_PASSWORD against the server's users`;
+  return '. The server refused the credentials given (NATS_TOKEN, NATS_CREDS or NATS_NKEY_SEED): check them against the server';
 }
