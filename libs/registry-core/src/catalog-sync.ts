@@ -107,6 +107,16 @@ export class CatalogSync {
     return run;
   }
 
+  /**
+   * The store no longer holds the catalog this replica last synced of `provider` (another registry
+   * replica retired it): forget that sync, so the adapter's next announcement of the same catalog
+   * is applied instead of skipped as already in place.
+   */
+  forgetIfEmptied(provider: string, storedAdapterTools: number): void {
+    const current = this.status.get(provider);
+    if (current?.state === 'synced' && current.toolCount > 0 && storedAdapterTools === 0) this.status.delete(provider);
+  }
+
   /** Whether the provider's adapter tools were retired (see {@link retire}) and nothing synced since. */
   isRetired(provider: string): boolean {
     return this.status.get(provider)?.state === 'retired';

@@ -186,7 +186,7 @@ export class Registry {
       await bus.subscribe(registrySubject('catalog'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
       await serve('status', async (m) => GetCatalogStatusResponse.encode({ providers: registry.catalogStatus(GetCatalogStatusRequest.decode(m.data).provider) }).finish()),
       // Every replica keeps its own search index: follow changes made through any replica.
-      await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
+      await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.onCatalogChanged(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
       await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
     );
     registry.ingestion = await StatsIngestion.start(bus, store, {
@@ -198,7 +198,7 @@ export class Registry {
       // Learning from use: runs that carry the search id of the search that found them.
       onRecorded: (events) => registry.learnFrom(events),
     });
-    bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'registry started' }).finish());
+    registry.askForAnnouncements('registry started');
     bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array()); // heartbeats now, not in up to 5 s
     registry.grace.start();
     return registry;
@@ -217,7 +217,7 @@ export class Registry {
           return { live: true, matchesStore: live.includes(catalogVersion(tools)) };
         },
         retire: (provider, checkedAt) => this.catalogSync.retire(provider, checkedAt, 'no adapter replica re-announced this catalog within the grace period after the registry started; its tools were retired'),
-        askAgain: () => this.bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: 'catalog not confirmed after the registry started' }).finish()),
+        askAgain: () => this.askForAnnouncements('catalog not confirmed after the registry started'),
       },
       this.log,
       options,
@@ -236,7 +236,12 @@ export class Registry {
     if (now - (this.retiredAskedAt.get(provider) ?? -Infinity) < RETIRED_RESYNC_INTERVAL_MS) return;
     this.retiredAskedAt.set(provider, now);
     this.log.info({ provider }, 'a replica of a retired provider is live: asking adapters to announce their catalogs');
-    this.bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason: `provider ${provider} was retired and has a live replica` }).finish());
+    this.askForAnnouncements(`provider ${provider} was retired and has a live replica`);
+  }
+
+  /** Asks every adapter to announce its catalog again (a broadcast; unchanged catalogs are skipped on arrival). */
+  private askForAnnouncements(reason: string): void {
+    this.bus.publish(registrySubject('resync'), CatalogResyncRequest.encode({ reason }).finish());
   }
 
   /** Stored providers not confirmed since the start (empty once the resync grace period settled them). */
@@ -275,6 +280,17 @@ export class Registry {
     if (res.conflicts.length) this.log.warn({ provider, conflicts: res.conflicts }, 'adapter tools clash with tools registered through the API; the API tools were kept');
     await this.refreshProvider(provider);
     this.log.info({ provider, added: res.added.length, changed: res.changed.length, removed: res.removed.length }, 'catalog synced');
+  }
+
+  /** A provider's catalog changed through any replica: refresh the index, and notice a retirement by another replica. */
+  private async onCatalogChanged(provider: string): Promise<void> {
+    await this.refreshProvider(provider);
+    try {
+      const adapterTools = (await this.store.listTools({ provider })).filter((t) => t.source === 'adapter').length;
+      this.catalogSync.forgetIfEmptied(provider, adapterTools);
+    } catch (err) {
+      this.log.warn({ err, provider }, 'could not check the stored catalog after a change');
+    }
   }
 
   /** Reloads one provider's enabled tools into the search index (and embeds changed ones in the background). */

@@ -67,6 +67,8 @@ export class ResyncGrace {
   private readonly rounds: number;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The round in progress, if any: rounds never overlap. */
+  private running: Promise<GraceRound> | undefined;
 
   constructor(
     providers: Iterable<string>,
@@ -94,8 +96,13 @@ export class ResyncGrace {
     return [...this.unsettled.keys()].sort();
   }
 
-  /** Runs one round now (the timer calls it; tests call it directly). */
-  async settle(): Promise<GraceRound> {
+  /** Runs one round now (the timer calls it; tests call it directly); a call during a round joins it. */
+  settle(): Promise<GraceRound> {
+    this.running ??= this.round().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async round(): Promise<GraceRound> {
     const round: GraceRound = { confirmed: [], retired: [], pending: [], gaveUp: [] };
     let askAgain = false;
     for (const provider of this.unconfirmed) {
@@ -132,7 +139,12 @@ export class ResyncGrace {
     }
     if (round.retired.length) this.log.info({ providers: round.retired }, 'retired stored catalogs: no adapter replica re-announced within the grace period after the registry start');
     if (round.gaveUp.length) this.log.warn({ providers: round.gaveUp }, `stored catalogs left as they are after ${this.rounds} rounds: live adapters report another catalog version (or checking failed)`);
-    if (askAgain && !this.closed) this.handlers.askAgain();
+    try {
+      if (askAgain && !this.closed) this.handlers.askAgain();
+    } catch (err) {
+      // The bus is down or closing: the next round asks again.
+      this.log.warn({ err }, 'could not ask adapters to announce again after the registry start');
+    }
     this.schedule();
     return round;
   }
@@ -147,7 +159,7 @@ export class ResyncGrace {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.closed || this.graceMs <= 0 || this.unsettled.size === 0) return;
-    this.timer = setTimeout(() => void this.settle(), this.graceMs);
+    this.timer = setTimeout(() => void this.settle().catch((err: unknown) => this.log.warn({ err }, 'resync grace round failed')), this.graceMs);
     this.timer.unref();
   }
 }

@@ -221,6 +221,27 @@ describe('a restarted registry settles the catalogs it stored', () => {
     expect(second.catalogStatus('quiet')[0]).toMatchObject({ state: 'synced', toolCount: 1 });
   }, 30_000);
 
+  it('lets another registry replica apply the returning adapter after one replica retired its provider', async () => {
+    const other = await Registry.start(bus, store, { resync: { graceMs: 0 } });
+    try {
+      const first = await serveAdapter(bus, { provider: 'twice', ...staticCatalog('twice', [def('alpha')]) }, { instanceId: 'twice-1' });
+      await waitFor(() => (other.catalogStatus('twice')[0]?.state === 'synced' ? true : undefined), { timeoutMs: 10_000 });
+      await first.close();
+
+      // A replica (re)started while the adapter was away retires it in the shared store, then stops.
+      const retiring = await Registry.start(bus, store, { resync: { graceMs: 60_000 } });
+      expect(await retiring.settleStoredCatalogs()).toMatchObject({ retired: ['twice'] });
+      await retiring.close();
+      await waitFor(async () => ((await store.getTool('twice', 'alpha')) ? undefined : true), { timeoutMs: 10_000 });
+
+      // The same catalog announced again reaches the replica that had synced it before: applied, not skipped.
+      adapters.push(await serveAdapter(bus, { provider: 'twice', ...staticCatalog('twice', [def('alpha')]) }, { instanceId: 'twice-2' }));
+      await waitFor(async () => ((await store.getTool('twice', 'alpha')) ? true : undefined), { timeoutMs: 10_000, message: 'the returning catalog stored again' });
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
+
   it("confirms a stored catalog from a live replica's heartbeat when another registry replica took the re-announcement", async () => {
     registry = await Registry.start(bus, store, { resync: { graceMs: 0 } });
     const first = await serveAdapter(bus, { provider: 'steady', ...staticCatalog('steady', [def('alpha'), def('beta')]) }, { instanceId: 'steady-1' });
