@@ -46,10 +46,12 @@ export interface InProcessBusOptions {
   /** First pause before a failed batch is redelivered; doubles per delivery, capped at 30 s. @default 250 */
   redeliveryDelayMs?: number;
   /**
-   * Most events held. Beyond it, the oldest events every durable has acknowledged are discarded
-   * (without any durable: the oldest events); an event a durable has not acknowledged is never
-   * discarded, so once this many are unacknowledged `publishEvent` fails with `publish_failed`
-   * (JetStream's discard-new policy) until the consumer catches up. @default 100000
+   * Most events held. Beyond it, the oldest events every consuming durable has acknowledged are
+   * discarded (with no consumer open: the oldest events); an event a consuming durable has not
+   * acknowledged is never discarded, so once this many are unacknowledged `publishEvent` fails with
+   * `publish_failed` until the consumer catches up (the sender's outbox retries). Unlike ToolHub's
+   * NATS stream (limits, discard old): in one process nothing else would keep those events.
+   * @default 100000
    */
   maxEvents?: number;
   /**
@@ -230,11 +232,16 @@ export class InProcessBus implements Bus {
     if (stored) this.route(subject, data, headers, undefined);
   }
 
-  /** Lowest sequence a durable still needs, or undefined when there is no durable. */
+  /**
+   * Lowest sequence a durable with an open consumer still needs, or undefined when none is open.
+   * A durable nobody consumes (its consumer closed) does not hold events back past `maxEvents`:
+   * beyond that the oldest go, as on a NATS stream with limits (discard old), instead of refusing
+   * every later publish for good.
+   */
   private ackFloor(): number | undefined {
     let floor: number | undefined;
-    for (const state of this.durables.values()) {
-      const low = state.lowestUnfinished();
+    for (const consumer of this.consumers) {
+      const low = consumer.state.lowestUnfinished();
       if (floor === undefined || low < floor) floor = low;
     }
     return floor;

@@ -24,8 +24,8 @@ export type AckFloor = () => number | undefined;
 /**
  * Append-only list of events with a JetStream-like duplicate window and bounds on size. An event
  * some durable has not acknowledged is never discarded: when `maxEvents` such events are held,
- * {@link append} refuses new ones (JetStream's discard-new policy) instead of losing unconsumed
- * events. Events every durable has acknowledged are kept up to `maxAckedEvents`, for durables
+ * {@link append} refuses new ones (like a stream with discard-new; ToolHub's NATS stream discards
+ * old) instead of losing unconsumed events. Events every durable has acknowledged are kept up to `maxAckedEvents`, for durables
  * created later. Without any durable, the oldest events beyond `maxEvents` are discarded.
  */
 export class EventLog {
@@ -224,7 +224,8 @@ export class InProcessConsumer implements EventConsumer {
 
   constructor(
     private readonly log: EventLog,
-    private readonly state: DurableState,
+    /** The durable this consumer reads for. */
+    readonly state: DurableState,
     private readonly options: Required<ConsumeOptions>,
     private readonly hooks: ConsumerHooks,
   ) {

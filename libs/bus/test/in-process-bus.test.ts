@@ -110,6 +110,19 @@ describe('InProcessBus', () => {
     expect(counted).toEqual(['2', '3', '1', '4']);
   });
 
+  it('a durable whose consumer closed does not hold events back: beyond maxEvents the oldest go and publishing goes on', async () => {
+    bus = new InProcessBus({ maxEvents: 3 });
+    const subject = subjectFor('abandoned');
+    const consumer = await bus.consumeEvents({ durable: 'gone', filterSubjects: [subject], handler: async () => { throw new Error('never acknowledges'); } });
+    await bus.publishEvent(subject, bytes('1'), { msgId: '1' });
+    await consumer.close();
+    for (let i = 2; i <= 6; i++) await bus.publishEvent(subject, bytes(String(i)), { msgId: String(i) });
+    const resumed: string[] = [];
+    await bus.consumeEvents({ durable: 'gone', filterSubjects: [subject], handler: async (b) => void resumed.push(...b.map((e) => text(e.data))) });
+    await eventually(() => resumed.length === 3, 'the newest three events');
+    expect(resumed).toEqual(['4', '5', '6']);
+  });
+
   it('with maxAckedEvents 0 acknowledged events are discarded at once, so a durable created later starts after them', async () => {
     bus = new InProcessBus({ maxAckedEvents: 0 });
     const subject = subjectFor('acked');
