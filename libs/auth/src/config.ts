@@ -68,19 +68,28 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
   if (Boolean(s.tlsCert) !== Boolean(s.tlsKey)) throw new AuthConfigError('bad_tls_config', 'TLS needs both TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.tlsClientCa && !s.tlsCert) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_TLS_CLIENT_CA (mTLS) needs TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.authMtlsSubjects && !s.tlsClientCa) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_AUTH_MTLS_SUBJECTS needs TOOLHUB_TLS_CLIENT_CA, so only certificates of that CA are trusted.');
+  const keysLog = reloadLog(log, 'API key file unreadable; keeping the previous keys');
+  const grantsLog = reloadLog(log, 'grants file unreadable; keeping the previous grants');
+  const tlsLog = reloadLog(log, 'TLS files changed but cannot be used; keeping the certificates in force');
   const authenticator = Authenticator.create({
     apiKeysPath: s.authApiKeys,
     apiKeys: {
-      onReload: (keys) => log?.info({ keys }, 'API keys reloaded'),
-      onReloadError: (err) => log?.warn({ err: err.message }, 'API key file unreadable; keeping the previous keys'),
+      onReload: (keys) => {
+        keysLog.recovered();
+        log?.info({ keys }, 'API keys reloaded');
+      },
+      onReloadError: keysLog.failed,
     },
     jwt: s.authJwtIssuer ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim } : undefined,
     mtlsSubjectsPath: s.authMtlsSubjects,
   });
   const grants = s.authGrants
     ? Grants.load(s.authGrants, {
-        onReload: () => log?.info({ file: s.authGrants }, 'grants reloaded'),
-        onReloadError: (err) => log?.warn({ err: err.message }, 'grants file unreadable; keeping the previous grants'),
+        onReload: () => {
+          grantsLog.recovered();
+          log?.info({ file: s.authGrants }, 'grants reloaded');
+        },
+        onReloadError: grantsLog.failed,
       })
     : undefined;
   const tls = s.tlsCert
@@ -88,8 +97,11 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
         certFile: s.tlsCert,
         keyFile: s.tlsKey!,
         clientCaFile: s.tlsClientCa,
-        onReload: () => log?.info({ cert: s.tlsCert }, 'TLS certificates reloaded'),
-        onReloadError: (err: Error) => log?.warn({ err: err.message }, 'TLS files changed but cannot be used; keeping the certificates in force'),
+        onReload: () => {
+          tlsLog.recovered();
+          log?.info({ cert: s.tlsCert }, 'TLS certificates reloaded');
+        },
+        onReloadError: tlsLog.failed,
       }
     : undefined;
   const summary = authenticator.enabled
@@ -114,6 +126,24 @@ export function natsAuthConfigFields() {
       env: 'NATS_INBOX_PREFIX',
       schema: z.string().optional(),
       description: 'Reply inbox prefix; with per-service NATS users set _INBOX_<user> (users may read only their own inboxes)',
+    },
+  };
+}
+
+/**
+ * Logs a file that cannot be reloaded once per distinct problem, not on every poll (the files are
+ * read every few seconds; a file left broken would fill the log).
+ */
+function reloadLog(log: { warn(obj: object, msg: string): void } | undefined, msg: string): { failed: (err: Error) => void; recovered: () => void } {
+  let last: string | undefined;
+  return {
+    failed: (err) => {
+      if (err.message === last) return;
+      last = err.message;
+      log?.warn({ err: err.message }, msg);
+    },
+    recovered: () => {
+      last = undefined;
     },
   };
 }

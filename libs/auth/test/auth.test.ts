@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ApiKeyStore, Authenticator, Grants, hashApiKey, JwtVerifier, LOCAL_PRINCIPAL, type Principal } from '../src';
+import { ApiKeyStore, Authenticator, edgeSecurityFrom, Grants, hashApiKey, JwtVerifier, LOCAL_PRINCIPAL, type Principal } from '../src';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolhub-auth-'));
 
@@ -138,6 +138,26 @@ describe('Grants', () => {
     expect(live.reload()).toBe(false);
     expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/provider:path\/tool/), expect.stringMatching(/cannot read grants/), expect.stringMatching(/cannot read grants/)]);
     expect(live.viewOf(agent).permits(echo)).toBe(false);
+    live.close();
+  });
+
+  it('a grants file left broken is logged once per problem by the apps, not on every poll', () => {
+    const file = join(dir, 'grants-logged.json');
+    writeFileSync(file, JSON.stringify({ roles: { agent: { allow: ['local:*'] } } }));
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const security = edgeSecurityFrom({ authApiKeys: undefined, authGrants: file, allowUnauthenticated: true } as never, { warn: (_o, m) => warnings.push(m), info: (_o, m) => infos.push(m) });
+    const live = security.grants!;
+    writeFileSync(file, '{ half written');
+    for (let i = 0; i < 5; i++) live.reload();
+    expect(warnings).toEqual(['grants file unreadable; keeping the previous grants']);
+    writeFileSync(file, JSON.stringify({ roles: { agent: { allow: ['mcp:*'] } } }));
+    expect(live.reload()).toBe(true);
+    writeFileSync(file, '{ broken again');
+    live.reload();
+    live.reload();
+    expect(warnings).toHaveLength(2);
+    expect(infos).toContain('grants reloaded');
     live.close();
   });
 

@@ -29,13 +29,13 @@ export function pageOfListing(req: ListToolsRequest, res: AdapterListResponse, h
     compare: compareSummaryKeys,
     size: (t) => ToolSummary.encode(t).finish().length,
     label: (t) => `tool ${t.id}`,
-    // Categories and the hint travel on the first page.
+    // Categories come on the first page only; the hint (on every page) is reserved there, doubled for the page note.
     firstPageBytes: res.categories.reduce((n, c) => n + 8 + Category.encode(c).finish().length, 0) + Buffer.byteLength(fullHint) * 2,
     budgetBytes,
   });
   const categories = page.start === 0 ? res.categories : [];
   const more = page.nextPageToken
-    ? ` This page holds tools ${page.start + 1} to ${page.start + page.items.length} of ${page.total}; for the next, call tool_list again with the same provider, path and recursive and page_token=${JSON.stringify(page.nextPageToken)}.`
+    ? ` This page holds tools ${page.start + 1} to ${page.start + page.items.length} of ${page.total}; for the next, call ListTools again with the same provider, path and recursive and page_token=${JSON.stringify(page.nextPageToken)}.`
     : '';
   return { categories, tools: page.items, hint: fullHint + more, nextPageToken: page.nextPageToken, total: page.total };
 }

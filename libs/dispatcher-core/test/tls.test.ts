@@ -194,6 +194,16 @@ describe('fail-closed binding', () => {
     await bus.close();
   });
 
+  it('refuses to start with a missing key file, naming that file as the field to fix', async () => {
+    const bus = new InProcessBus();
+    const missing = f('no-such.key');
+    await expect(startDispatcher(bus, { grpc: { port: 0, tls: { certFile: f('server.pem'), keyFile: missing } }, dispatcher: { warmCoreTools: false } })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      violations: [{ field: missing, message: 'unusable' }],
+    });
+    await bus.close();
+  });
+
   it('refuses to start the agent API on 0.0.0.0 without auth', async () => {
     const bus = new InProcessBus();
     await expect(startDispatcher(bus, { grpc: { host: '0.0.0.0', port: 0 }, dispatcher: { warmCoreTools: false } })).rejects.toThrow(/without authentication/);

@@ -44,7 +44,7 @@ export class CertificateFiles implements experimental.CertificateProvider {
 
   /**
    * Reads and checks the files now.
-   * @throws Error naming the file that cannot be read, or saying the set does not fit together
+   * @throws Error naming the file that cannot be read (also as its `file` property), or saying the set does not fit together
    */
   constructor(private readonly options: CertificateFilesOptions) {
     this.current = this.read();
@@ -97,7 +97,7 @@ export class CertificateFiles implements experimental.CertificateProvider {
       try {
         return readFileSync(path);
       } catch (err) {
-        throw new Error(`cannot read TLS file ${path}: ${(err as Error).message}`, { cause: err });
+        throw Object.assign(new Error(`cannot read TLS file ${path}: ${(err as Error).message}`, { cause: err }), { file: path });
       }
     };
     const cert = file(certFile);

@@ -45,7 +45,8 @@ export function serverCredentials(tls?: ServerTlsOptions): { credentials: Server
       onReloadError: tls.onReloadError,
     });
   } catch (err) {
-    throw ToolHubError.invalidArgument((err as Error).message, [{ field: tls.certFile, message: 'unusable' }]);
+    // The file that cannot be read, or (for a set that does not fit together) the certificate.
+    throw ToolHubError.invalidArgument((err as Error).message, [{ field: (err as { file?: string }).file ?? tls.certFile, message: 'unusable' }]);
   }
   const ca = tls.clientCaFile ? files : null;
   const loaded = (add: (l: (u: unknown) => void) => void, remove: (l: (u: unknown) => void) => void) =>
