@@ -21,6 +21,9 @@ const common = {
 };
 
 module.exports = {
+  // Many tests start servers, child processes or openssl and wait for outcomes with their own
+  // deadlines (up to 30 s); Jest's 5 s default would cut them short on a busy 2-core CI machine.
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,test,examples}/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps,test}/**/*.int.test.ts'] },
