@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { AuthConfigError, unauthenticated } from './errors';
+import { type FileContent, PolledFile, type PolledFileOptions } from './polled-file';
 import { isRole, type Principal, type Role } from './principal';
 
 /** One entry of the key file. */
@@ -50,7 +51,7 @@ function parseEntries(text: string, source: string): ApiKeyEntry[] {
 }
 
 /** Reads a key file, or every `*.json` file of a directory (a mounted Secret: `..data` entries skipped). */
-function readSource(path: string): { text: string; entries: ApiKeyEntry[] } {
+function readSource(path: string): FileContent<ApiKeyEntry[]> {
   const st = statSync(path);
   const files = st.isDirectory()
     ? readdirSync(path)
@@ -65,23 +66,18 @@ function readSource(path: string): { text: string; entries: ApiKeyEntry[] } {
     text += `${f}\n${t}\n`;
     entries.push(...parseEntries(t, f));
   }
-  return { text, entries };
+  return { text, value: entries };
 }
 
-export interface ApiKeyStoreOptions {
-  /** How often the file is checked for changes. @default 2000 */
-  reloadIntervalMs?: number;
-  /** Told when a reload fails; the previous keys stay in force. @default no-op */
-  onReloadError?: (err: Error) => void;
-  /** Told after a reload changed the keys. @default no-op */
+export interface ApiKeyStoreOptions extends PolledFileOptions {
+  /** Told after a reload changed the keys (a failed one goes to `onReloadError`; the previous keys stay). @default no-op */
   onReload?: (keys: number) => void;
 }
 
 /** API keys from a file or Secret directory, re-read on change. Create with {@link ApiKeyStore.load}. */
 export class ApiKeyStore {
   private byHash = new Map<string, ApiKeyEntry>();
-  private lastText = '';
-  private timer: NodeJS.Timeout | undefined;
+  private file: PolledFile<ApiKeyEntry[]> | undefined;
 
   private constructor(
     readonly path: string,
@@ -94,30 +90,29 @@ export class ApiKeyStore {
    */
   static load(path: string, options: ApiKeyStoreOptions = {}): ApiKeyStore {
     const store = new ApiKeyStore(path, options);
+    let src: FileContent<ApiKeyEntry[]>;
     try {
-      store.apply(readSource(path));
+      src = readSource(path);
     } catch (err) {
       if (err instanceof AuthConfigError) throw err;
       throw new AuthConfigError('bad_key_file', `cannot read API keys from ${path}: ${(err as Error).message}`, { cause: err });
     }
-    // Polling, not fs.watch: a Kubernetes Secret update swaps a symlink, which inotify watches miss.
-    store.timer = setInterval(() => store.reload(), options.reloadIntervalMs ?? 2000);
-    store.timer.unref();
+    store.apply(src.value);
+    store.file = new PolledFile(
+      () => readSource(path),
+      (entries) => {
+        store.apply(entries);
+        options.onReload?.(store.byHash.size);
+      },
+      src.text,
+      options,
+    );
     return store;
   }
 
   /** Re-reads the file now; returns true when the keys changed. A bad file keeps the old keys. */
   reload(): boolean {
-    try {
-      const src = readSource(this.path);
-      if (src.text === this.lastText) return false;
-      this.apply(src);
-      this.options.onReload?.(this.byHash.size);
-      return true;
-    } catch (err) {
-      this.options.onReloadError?.(err as Error);
-      return false;
-    }
+    return this.file?.reload() ?? false;
   }
 
   get size(): number {
@@ -136,13 +131,12 @@ export class ApiKeyStore {
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.file?.close();
   }
 
-  private apply(src: { text: string; entries: ApiKeyEntry[] }): void {
+  private apply(entries: readonly ApiKeyEntry[]): void {
     const next = new Map<string, ApiKeyEntry>();
-    for (const e of src.entries) next.set(e.sha256, e);
+    for (const e of entries) next.set(e.sha256, e);
     this.byHash = next;
-    this.lastText = src.text;
   }
 }

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 
 import { AuthConfigError } from './errors';
+import { type FileContent, PolledFile, type PolledFileOptions } from './polled-file';
 import { type Principal, ROLES, type Role } from './principal';
 
 /** One rule set. */
@@ -77,16 +78,12 @@ export interface ToolView {
 }
 
 /** Options of {@link Grants.load}. */
-export interface GrantsFileOptions {
-  /** How often the file is checked for changes. @default 2000 */
-  reloadIntervalMs?: number;
-  /** Told when a reload fails; the previous grants stay in force. @default no-op */
-  onReloadError?: (err: Error) => void;
-  /** Told after a reload changed the grants. @default no-op */
+export interface GrantsFileOptions extends PolledFileOptions {
+  /** Told after a reload changed the grants (a failed one goes to `onReloadError`; the previous grants stay). @default no-op */
   onReload?: () => void;
 }
 
-function readGrantsFile(path: string): { text: string; config: GrantsConfig } {
+function readGrantsFile(path: string): FileContent<GrantsConfig> {
   let text: string;
   let doc: GrantsConfig;
   try {
@@ -96,7 +93,7 @@ function readGrantsFile(path: string): { text: string; config: GrantsConfig } {
     throw new AuthConfigError('bad_grants_file', `cannot read grants from ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new AuthConfigError('bad_grants_file', `${path} must hold {"roles": {...}, "principals": {...}}`);
-  return { text, config: doc };
+  return { text, value: doc };
 }
 
 /** Throws AuthConfigError when a pattern or role of `config` is malformed. */
@@ -115,10 +112,7 @@ function check(config: GrantsConfig): void {
 export class Grants {
   private views = new Map<string, ToolView>();
   private config: GrantsConfig;
-  private lastText = '';
-  private timer: NodeJS.Timeout | undefined;
-  private path: string | undefined;
-  private options: GrantsFileOptions = {};
+  private file: PolledFile<GrantsConfig> | undefined;
 
   /** @throws AuthConfigError when a pattern or role is malformed. */
   constructor(config: GrantsConfig = DEFAULT_GRANTS) {
@@ -132,23 +126,18 @@ export class Grants {
    * @throws AuthConfigError
    */
   static fromFile(path: string): Grants {
-    return new Grants(readGrantsFile(path).config);
+    return new Grants(readGrantsFile(path).value);
   }
 
   /**
-   * Loads a grants file and re-reads it every `reloadIntervalMs` (polling, not fs.watch: a
-   * Kubernetes ConfigMap or Secret update swaps a symlink, which inotify watches miss).
+   * Loads a grants file and re-reads it every `reloadIntervalMs` ({@link PolledFile}).
    * `close()` stops the polling.
    * @throws AuthConfigError when the file is missing or malformed (fatal at start; later, the old grants stay)
    */
   static load(path: string, options: GrantsFileOptions = {}): Grants {
     const src = readGrantsFile(path);
-    const grants = new Grants(src.config);
-    grants.path = path;
-    grants.options = options;
-    grants.lastText = src.text;
-    grants.timer = setInterval(() => grants.reload(), options.reloadIntervalMs ?? 2000);
-    grants.timer.unref();
+    const grants = new Grants(src.value);
+    grants.file = new PolledFile(() => readGrantsFile(path), (config) => grants.replace(config, options), src.text, options);
     return grants;
   }
 
@@ -157,26 +146,20 @@ export class Grants {
    * the grants in force (reported through `onReloadError`). Always false for grants not from a file.
    */
   reload(): boolean {
-    if (!this.path) return false;
-    try {
-      const src = readGrantsFile(this.path);
-      if (src.text === this.lastText) return false;
-      check(src.config);
-      // Swap config and views together: a view is never built from the old rules after this point.
-      this.config = src.config;
-      this.views = new Map();
-      this.lastText = src.text;
-      this.options.onReload?.();
-      return true;
-    } catch (err) {
-      this.options.onReloadError?.(err as Error);
-      return false;
-    }
+    return this.file?.reload() ?? false;
   }
 
   /** Stops following the file. */
   close(): void {
-    clearInterval(this.timer);
+    this.file?.close();
+  }
+
+  private replace(config: GrantsConfig, options: GrantsFileOptions): void {
+    check(config);
+    // Swap config and views together: a view is never built from the old rules after this point.
+    this.config = config;
+    this.views = new Map();
+    options.onReload?.();
   }
 
   /** The view of `principal`: its own rules plus those of each role it lists (the rules in force now). */
