@@ -7,6 +7,12 @@ export interface RetrievalScores {
   r5: number;
   r10: number;
   ndcg10: number;
+  /**
+   * Recall@5 over the first 5 hits as returned, before variants collapse (what an agent asking for
+   * 5 sees: several providers' tools of one name fill more than one of the 5). Absent where the
+   * caller did not pass the hits.
+   */
+  r5hits?: number;
 }
 
 /** Accumulates per-query metrics. `ranked` is the list of distinct gold-space names, best first. */
@@ -16,10 +22,20 @@ export class RetrievalMeter {
   private r5 = 0;
   private r10 = 0;
   private ndcg = 0;
+  private r5hits = 0;
+  private withHits = 0;
 
-  add(ranked: readonly string[], gold: readonly string[]): void {
+  /**
+   * `ranked`: the distinct gold-space names, best first; `hits`: optionally, the gold-space name of
+   * each hit as returned (repeats included), for {@link RetrievalScores.r5hits}.
+   */
+  add(ranked: readonly string[], gold: readonly string[], hits?: readonly string[]): void {
     const g = new Set(gold);
     const found = (k: number) => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
+    if (hits) {
+      this.r5hits += distinct(hits.slice(0, 5)).filter((x) => g.has(x)).length / g.size;
+      this.withHits++;
+    }
     this.r1 += found(1);
     this.r5 += found(5);
     this.r10 += found(10);
@@ -35,7 +51,9 @@ export class RetrievalMeter {
 
   scores(): RetrievalScores {
     const r = (x: number) => Math.round((x / Math.max(1, this.n)) * 1000) / 1000;
-    return { queries: this.n, r1: r(this.r1), r5: r(this.r5), r10: r(this.r10), ndcg10: r(this.ndcg) };
+    const scores: RetrievalScores = { queries: this.n, r1: r(this.r1), r5: r(this.r5), r10: r(this.r10), ndcg10: r(this.ndcg) };
+    if (this.withHits === this.n && this.n > 0) scores.r5hits = r(this.r5hits);
+    return scores;
   }
 }
 

@@ -9,10 +9,12 @@
  * cached in bench/results/cache/ (a first run embeds ~2,000 tools and ~8,700 queries: minutes).
  *
  *   node scripts/build.mjs bench/search retrieval.bench.ts && node dist/bench/search/retrieval.bench.js \
- *     [--metatool N] [--bfcl N] [--no-ablations] [--no-dense]
+ *     [--metatool N] [--bfcl N] [--half even|odd] [--no-ablations] [--no-dense]
  *
  * --metatool N: MetaTool queries at an even stride (default 2000 of 20,614; 0 = all);
- * --bfcl N: BFCL queries likewise (default 0 = all 2,351).
+ * --bfcl N: BFCL queries likewise (default 0 = all 2,351);
+ * --half: only the even or odd queries of each set's sample (the fusion default was picked on the
+ * even ones; the odd ones are held out).
  */
 import { SearchMode } from '@toolhub/contracts';
 import { type FusionOptions, HybridSearch, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
@@ -48,7 +50,8 @@ function runIndex(set: RetrievalSet, options: SearchIndexOptions): RetrievalScor
   const start = process.hrtime.bigint();
   for (const q of set.queries) {
     const { hits } = index.search({ queries: [q.query], limit: FETCH });
-    meter.add(distinct(hits.map((h) => set.goldOf.get(h.id)!)), q.gold);
+    const names = hits.map((h) => set.goldOf.get(h.id)!);
+    meter.add(distinct(names), q.gold, names);
   }
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   return { ...meter.scores(), msPerQuery: Math.round((ms / set.queries.length) * 1000) / 1000 };
@@ -63,10 +66,14 @@ const variants: Array<[string, SearchIndexOptions]> = [
   ['leave out common words (commonTermShare 0.3)', { commonTermShare: 0.3 }],
 ];
 
-/** Fusion settings compared (round numbers, not tuned per set); the first is the default. */
+/**
+ * Fusion settings compared; the first is the default (weighted 0.3/0.7, picked on the even queries
+ * of both sets: see fusion.ts), the others are round numbers, not tuned per set.
+ */
 const fusions: Array<[string, FusionOptions]> = [
-  ['hybrid (RRF k=60, default)', {}],
-  ['hybrid (RRF k=60, dense ×2)', { denseWeight: 2 }],
+  ['hybrid (weighted 0.3/0.7, default)', {}],
+  ['hybrid (RRF k=60, the default before 2026-11-26)', { method: 'rrf' }],
+  ['hybrid (RRF k=60, dense ×2)', { method: 'rrf', denseWeight: 2 }],
   ['hybrid (weighted 0.5/0.5)', { method: 'weighted', lexicalWeight: 0.5, denseWeight: 0.5 }],
 ];
 
@@ -76,7 +83,8 @@ async function runHybrid(search: HybridSearch, set: RetrievalSet, queries: Retri
   for (const q of queries) {
     const res = await search.search({ queries: [q.query], limit: FETCH, mode });
     if (res.note && !res.note.startsWith('Semantic ranking covers')) throw new Error(`search degraded: ${res.note}`);
-    meter.add(distinct(res.hits.map((h) => set.goldOf.get(h.id)!)), q.gold);
+    const names = res.hits.map((h) => set.goldOf.get(h.id)!);
+    meter.add(distinct(names), q.gold, names);
   }
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   return { ...meter.scores(), msPerQuery: Math.round((ms / queries.length) * 1000) / 1000 };
@@ -109,7 +117,9 @@ async function runLearning(make: (learning: boolean) => HybridSearch, set: Retri
 async function main(): Promise<void> {
   const ablations = !process.argv.includes('--no-ablations');
   const dense = !process.argv.includes('--no-dense');
-  const sets = [loadMetaTool(arg('metatool', 2000)), loadBfcl(arg('bfcl', 0))];
+  const half = process.argv.includes('--half') ? process.argv[process.argv.indexOf('--half') + 1] : undefined;
+  if (half !== undefined && half !== 'even' && half !== 'odd') throw new Error(`--half takes even or odd, not ${half}`);
+  const sets = [loadMetaTool(arg('metatool', 2000)), loadBfcl(arg('bfcl', 0))].map((set) => (half ? { ...set, queries: set.queries.filter((_, i) => i % 2 === (half === 'even' ? 0 : 1)) } : set));
   const rows: Array<Array<string | number>> = [];
   const learnRows: Array<Array<string | number>> = [];
   const json: Record<string, unknown> = {};
@@ -145,10 +155,10 @@ async function main(): Promise<void> {
           learnRows.push([set.name, label, split.how, l.recorded, s.queries, s.r1, s.r5, s.r10, s.ndcg10]);
         }
       }
-      for (const [label, s] of Object.entries(results)) rows.push([set.name, label, s.queries, s.r1, s.r5, s.r10, s.ndcg10, 'msPerQuery' in s ? String(s.msPerQuery) : '']);
+      for (const [label, s] of Object.entries(results)) rows.push([set.name, label, s.queries, s.r1, s.r5, s.r10, s.ndcg10, s.r5hits ?? '', 'msPerQuery' in s ? String(s.msPerQuery) : '']);
       json[set.name] = { tools: set.tools.length, queries: set.queries.length, results, learning };
     }
-    console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'ms/query'], rows));
+    console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'R@5 of 5 hits', 'ms/query'], rows));
     if (learnRows.length) console.log(`\nLearning from use (replay):\n\n${table(['set', 'system', 'split', 'runs recorded', 'scored queries', 'R@1', 'R@5', 'R@10', 'nDCG@10'], learnRows)}`);
     if (embedder) console.error(`embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
     const file = writeResult('search-retrieval', { date: new Date().toISOString(), node: process.version, model: embedder?.model, sets: json });

@@ -10,7 +10,7 @@ import { SearchMode, type SearchToolsResponse } from '@toolhub/contracts';
 import { DenseIndex } from './dense-index';
 import { type Embedder, isEmbeddingsError } from './embeddings/embedder';
 import { embeddingKey } from './embeddings/key';
-import { denseOnly, type FusionOptions, fuse, fusionDefaults, type ResolvedFusionOptions } from './fusion';
+import { denseOnly, type FusionOptions, fuse, type ResolvedFusionOptions, withFusionDefaults } from './fusion';
 import { checkRequest, type ToolSearchRequest } from './request';
 import type { RankHooks, ToolSearchIndex } from './tool-search-index';
 import { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type WeightedUse } from './usage-memory';
@@ -35,6 +35,7 @@ export interface HybridSearchOptions {
   /** Vectors survive restarts here; without it, they are kept in memory only. */
   vectors?: VectorStore;
   logger?: SearchLogger;
+  /** How each query's lexical and dense rankings are fused. @default weighted, 0.3 lexical + 0.7 dense (see fusionDefaults) */
   fusion?: FusionOptions;
   /** Deadline of the query-embedding call of a search, in ms (no retry: the agent is waiting). @default 2000 */
   queryTimeoutMs?: number;
@@ -94,11 +95,12 @@ export class HybridSearch {
   /** Learning from use; undefined when switched off. */
   readonly usage: UsageMemory | undefined;
 
+  /** @throws SearchError invalid_options for fusion options out of range (see {@link withFusionDefaults}). */
   constructor(
     readonly index: ToolSearchIndex,
     private readonly options: HybridSearchOptions = {},
   ) {
-    this.fusion = { ...fusionDefaults, ...options.fusion };
+    this.fusion = withFusionDefaults(options.fusion);
     this.log = options.logger ?? silent;
     this.usage = options.learning === false ? undefined : new UsageMemory(options.learning ?? {});
   }
