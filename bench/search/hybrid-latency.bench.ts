@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     for (const [label, mode] of [
       ['lexical', SearchMode.SEARCH_MODE_LEXICAL],
       ['semantic (exact cosine)', SearchMode.SEARCH_MODE_SEMANTIC],
-      ['hybrid (RRF)', SearchMode.SEARCH_MODE_HYBRID],
+      ['hybrid (weighted fusion, default)', SearchMode.SEARCH_MODE_HYBRID],
     ] as const) {
       let samples: number[] = [];
       for (let round = 0; round < 3; round++) {
