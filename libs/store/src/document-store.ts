@@ -10,7 +10,7 @@ import { StoreError } from './errors';
 import type { ResolvedStoreOptions } from './options';
 import { type PreloadDoc, PreloadLists, toPreloadList } from './preload';
 import type { StatsDoc } from './stats/fold';
-import { packedStatsCollection, type StoredStatsDoc } from './stats/packing';
+import { packedBatchCollection, packedStatsCollection, type StoredBatchDoc, type StoredStatsDoc } from './stats/packing';
 import { StatsQueries } from './stats/queries';
 import { type BatchDoc, CallRecorder, type ClaimDoc } from './stats/recorder';
 import type {
@@ -46,14 +46,15 @@ export class DocumentRegistryStore implements RegistryStore {
     private readonly backend: Backend,
     options: ResolvedStoreOptions,
     private readonly description: string,
-    /** Store statistics' nested arrays as text (see stats/packing.ts): for backends that scan. */
+    /** Store statistics' nested arrays and batches' records as text (see stats/packing.ts): for FerretDB. */
     packStatistics = false,
   ) {
     const clock = options.clock;
     this.catalog = new ToolCatalog(backend.collection<ToolDoc>('tools'), backend.collection<OverlayDoc>('overlays'), clock);
     this.preload = new PreloadLists(backend.collection<PreloadDoc>('preload_revisions'), clock);
     const stats = packStatistics ? packedStatsCollection(backend.collection<StoredStatsDoc>('tool_stats')) : backend.collection<StatsDoc>('tool_stats');
-    this.recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), options);
+    const batches = packStatistics ? packedBatchCollection(backend.collection<StoredBatchDoc>('call_batches')) : backend.collection<BatchDoc>('call_batches');
+    this.recorder = new CallRecorder(stats, batches, backend.collection<ClaimDoc>('call_claims'), options);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
     this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
     this.vectors = new ToolVectors(backend.collection<VectorDoc>('tool_vectors'));

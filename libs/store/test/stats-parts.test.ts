@@ -3,7 +3,7 @@ import { ErrorCode } from '@toolhub/contracts';
 import { LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
 import { failureClass, normalizeEvents } from '../src/stats/events';
 import { emptyStats, foldCalls } from '../src/stats/fold';
-import { packStats, unpackStats } from '../src/stats/packing';
+import { packBatch, packStats, unpackBatch, unpackStats } from '../src/stats/packing';
 import { called } from '../src/testing';
 
 describe('failureClass', () => {
@@ -76,5 +76,27 @@ describe('stored statistics documents (packing)', () => {
     const read = unpackStats(listed as never);
     expect(read.guard).toBeUndefined();
     expect(read.hourly).toEqual(doc().hourly);
+  });
+});
+
+describe('stored call batches (packing)', () => {
+  const batch = () => ({
+    _id: 'batch1',
+    at: 1_700_000_000_000,
+    events: [
+      { id: 'e-1', t: 'local:x', ok: true, c: '', l: 12, ts: 1_699_999_999_000, fb: false },
+      { id: 'e-"2"', t: 'mcp:web_fetch', ok: false, c: 'timeout', l: 30_000, ts: 1_700_000_000_000, fb: true },
+    ],
+  });
+
+  it('stores the records as one JSON text and reads them back unchanged', () => {
+    const stored = packBatch(batch());
+    expect(stored.events).toBe('[["e-1","local:x",1,"",12,1699999999000,0],["e-\\"2\\"","mcp:web_fetch",0,"timeout",30000,1700000000000,1]]');
+    expect(unpackBatch(stored)).toEqual(batch());
+  });
+
+  it('reads batches stored by earlier versions, with arrays, and leaves out what a projection left out', () => {
+    expect(unpackBatch(batch() as never)).toEqual(batch());
+    expect(unpackBatch({ _id: 'batch1' } as never)).toEqual({ _id: 'batch1' });
   });
 });

@@ -13,8 +13,10 @@
  *   3. finish any other batch named by those claims that is still stored (its writer crashed);
  *   4. per tool: take its stats as last written by this recorder (else read all of B's missing
  *      tools in one query); if the tool's `guard` lists B, skip (already applied); else fold
- *      B's records in, add B to `guard`, and write with compare-and-set on `rev` (retry on conflict);
- *   5. delete B.
+ *      B's records in, add B to `guard`, and write with compare-and-set on `rev` (retry on conflict).
+ *      The tools' writes are independent and run a few at a time; a failed one fails the call only
+ *      after the others have settled;
+ *   5. delete B (once every tool's write succeeded).
  *
  * Any process may finish any stored batch at any time (steps 2, 4, 5) with the same result: the
  * claims of B are complete once someone has run step 2 for all of B's records, so every finisher
@@ -50,6 +52,8 @@ export interface ClaimDoc extends BaseDoc {
 }
 
 const CAS_ATTEMPTS = 100;
+/** Statistics documents of one batch written at once. */
+const STATS_WRITE_CONCURRENCY = 8;
 /** Stale batches finished per sweep. */
 const SWEEP_LIMIT = 20;
 /** Guard entries kept without checking whether their batches are finished. */
@@ -161,11 +165,17 @@ export class CallRecorder {
       for (const toolId of missing) known.set(toolId, null);
       for (const doc of await this.stats.find({ _id: { $in: missing } })) known.set(doc._id, doc);
     }
-    let applied = 0;
-    for (const [toolId, group] of byTool) {
+    const groups = [...byTool];
+    let next = 0;
+    if (original && groups.length > 0) {
+      // The first tool alone, so a crash injected after it finds the others untouched.
+      const [toolId, group] = groups[next++]!;
       await this.apply(batch._id, toolId, group, known.get(toolId) ?? null);
-      if (original && ++applied === 1) this.crashPoint('first-tool-applied');
+      this.crashPoint('first-tool-applied');
     }
+    // Tools are independent (each has its own document, guard and compare-and-set), so their writes
+    // overlap: a round trip to FerretDB waits on FerretDB and PostgreSQL, which have cores of their own.
+    await forEachLimited(groups.slice(next), STATS_WRITE_CONCURRENCY, ([toolId, group]) => this.apply(batch._id, toolId, group, known.get(toolId) ?? null));
     if (original) this.crashPoint('all-tools-applied');
     await this.batches.delete({ _id: batch._id });
     return mine;
@@ -229,6 +239,27 @@ export class CallRecorder {
     this.failAt = undefined;
     throw new Error(`Injected failure at ${step} (StoreOptions.failAt): the write stops here, as if the process died.`);
   }
+}
+
+/**
+ * Runs `fn` on every item, at most `limit` at a time. After a failure no further item starts; it
+ * returns (rejecting with the first error) only once those running have settled, so nothing of
+ * this call is still writing when its caller hears of the failure.
+ */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      try {
+        await fn(items[next++]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
 }
 
 function sleep(ms: number): Promise<void> {
