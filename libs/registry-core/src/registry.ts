@@ -66,12 +66,14 @@ export interface RegistryOptions {
   statsConsumer?: string;
   /**
    * Most `tool.called` events handed to one `store.recordCalls`. The default matches the store's
-   * `maxBatchEvents` (1000), so each call is one stored batch: its fixed cost (3 writes + 1 read)
-   * and the write of each hot tool's statistics are shared by twice the events of the former 500
-   * (+20% events/s on the embedded store, bench/registry). Not larger: on a slow backend (FerretDB
-   * 1.24 on SQLite: ~13 s per 1,000 events over 500 tools, ~29 s per 2,000) a batch would near the
-   * consumer's 30 s ack wait, past which JetStream redelivers it while it is still being written.
-   * @default 1000
+   * `maxBatchEvents` (5000), so each call is one stored batch: its fixed cost and the write of each
+   * tool's statistics are shared by all its events — with 500 Zipf-distributed tools a batch of
+   * 5,000 writes ~470 statistics documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL,
+   * bench/registry: ~1,600 → ~5,000+ events/s). A batch must be written well within the
+   * consumer's 30 s ack wait, past which JetStream redelivers it while it is still being written
+   * (counted once all the same, but written twice): 5,000 events take ~1 s on FerretDB/PostgreSQL,
+   * but would take ~30 s on FerretDB's SQLite handler — lower this there.
+   * @default 5000
    */
   statsBatch?: number;
   /**
@@ -151,7 +153,7 @@ export class Registry {
       bus,
       store,
       new ToolSearchIndex(),
-      { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
+      { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 5000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
       options.logger,
       options.catalogSync,
       options.search,
