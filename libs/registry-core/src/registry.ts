@@ -69,10 +69,10 @@ export interface RegistryOptions {
    * `maxBatchEvents` (5000), so each call is one stored batch: its fixed cost and the write of each
    * tool's statistics are shared by all its events — with 500 Zipf-distributed tools a batch of
    * 5,000 writes ~470 statistics documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL,
-   * bench/registry: ~1,600 → ~5,000+ events/s). A batch must be written well within the
+   * bench/registry: ~1,900 → 5,700–7,900 events/s). A batch must be written well within the
    * consumer's 30 s ack wait, past which JetStream redelivers it while it is still being written
    * (counted once all the same, but written twice): 5,000 events take ~1 s on FerretDB/PostgreSQL,
-   * but would take ~30 s on FerretDB's SQLite handler — lower this there.
+   * an estimated 20–30 s on FerretDB's SQLite handler — lower this there.
    * @default 5000
    */
   statsBatch?: number;
