@@ -28,8 +28,9 @@ const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,63}$/;
 
 /**
  * The registry's store on a MongoDB-compatible server. Needs no transactions, change streams or
- * aggregation, so MongoDB 6+ and FerretDB 1.24 both work; several registry replicas may share one
- * database.
+ * aggregation, so MongoDB 6+ and FerretDB 1.24 both work. Several registry replicas may share one
+ * MongoDB database; on FerretDB 1.24 only one process may write statistics (its conditional
+ * replace is not atomic, see stats/recorder.ts and the README).
  */
 export class MongoRegistryStore extends DocumentRegistryStore {
   private constructor(backend: MongoBackend, options: ReturnType<typeof withStoreDefaults>, description: string) {

@@ -26,7 +26,12 @@
  * A guard entry is dropped once its batch is deleted and older than `guardGraceMs`.
  * Limits: an event redelivered after `dedupWindowMs` is counted again (claims are pruned); a
  * writer that stalls longer than `guardGraceMs` between reading and writing one tool's stats
- * while another process finishes its batch could count that group twice.
+ * while another process finishes its batch could count that group twice. The compare-and-set
+ * needs a backend whose conditional replace is atomic: MongoDB's is; FerretDB 1.24 on PostgreSQL
+ * matches the filter in one statement and writes by `_id` in another, so two PROCESSES writing the
+ * same tool's stats at once can both "win" and one group is lost (measured: 50 of 300 racing
+ * pairs). One process's own writes never race: its tools' writes within a batch are to distinct
+ * documents, and its batches run one after another.
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolCalled } from '@toolhub/contracts';
