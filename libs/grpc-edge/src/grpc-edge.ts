@@ -109,7 +109,15 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   metadata.set(GRPC_ERROR_TRAILER, Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()));
   let details = e.message;
   if (e.suggestions.length && !details.includes(e.suggestions[0]!)) details += ` Suggestions: ${e.suggestions.join(', ')}.`;
-  return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
+  // grpc-js reads code, details and metadata; the stack of this carrier would never be seen, and
+  // capturing it is a good part of answering an error (every shed call of an overload is one).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
 }
 
 /** Told about every finished unary call: method path, gRPC status code, duration in seconds. */
@@ -169,13 +177,17 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
     const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
     // One controller per call; created lazily would save little, and the listener is cheap.
     const abort = new AbortController();
-    call.once('cancelled', () => abort.abort(new Error('the caller cancelled the call or went away')));
+    const onCancelled = (): void => abort.abort(new Error('the caller cancelled the call or went away'));
+    call.once('cancelled', onCancelled);
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
     const started = rpcObserver ? performance.now() : 0;
     tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
       const finish = (err: unknown, res?: Res) => {
+        // grpc-js reports every stream's close as 'cancelled', answered calls included: once the
+        // answer is out there is nothing left to cancel (and no Error to build per call for it).
+        call.removeListener('cancelled', onCancelled);
         let code: number = GrpcStatus.OK;
         if (err) {
           const grpcErr = toGrpcError(err);
