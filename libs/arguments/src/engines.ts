@@ -87,12 +87,30 @@ export class Engines {
    * @throws whatever Ajv throws for a schema it cannot compile.
    */
   compile(dialect: SchemaDialect, schema: object | boolean): ValidateFunction {
+    const entry = this.instance(dialect);
+    entry.compiles++;
+    return entry.ajv.compile(schema);
+  }
+
+  /** Creates the dialect's instance and compiles its meta-schema (Ajv does so lazily, on the first schema it checks). */
+  warmUp(dialect: SchemaDialect): void {
+    const { ajv } = this.instance(dialect);
+    ajv.getSchema(ajv.defaultMeta() as string);
+  }
+
+  /** Whether the dialect's instance exists and has compiled its meta-schema. */
+  isWarm(dialect: SchemaDialect): boolean {
+    const ajv = this.instances.get(dialect)?.ajv;
+    const meta = ajv?.defaultMeta();
+    return ajv !== undefined && typeof meta === 'string' && ajv.schemas[meta]?.validate !== undefined;
+  }
+
+  private instance(dialect: SchemaDialect): { ajv: Ajv; compiles: number } {
     let entry = this.instances.get(dialect);
     if (entry === undefined || entry.compiles >= this.recycleAfter) {
       entry = { ajv: create(dialect, this.validateFormats), compiles: 0 };
       this.instances.set(dialect, entry);
     }
-    entry.compiles++;
-    return entry.ajv.compile(schema);
+    return entry;
   }
 }
