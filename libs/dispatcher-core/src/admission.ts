@@ -11,6 +11,11 @@
  */
 import { ToolHubError } from '@toolhub/contracts';
 
+/** {@link AdmissionOptions.maxQueueWaitMs} when not set. */
+export const DEFAULT_MAX_QUEUE_WAIT_MS = 1000;
+/** How long after the last shed call the gate still counts as {@link AdmissionGate.overloaded}. */
+const OVERLOAD_LINGER_MS = 250;
+
 /** Options of {@link AdmissionGate}. */
 export interface AdmissionOptions {
   /** Runs executing at once. @default 256 */
@@ -39,6 +44,7 @@ export class AdmissionGate {
   private windowStart = Date.now();
   private ratePerSec = Infinity;
   private lastSaturated = 0;
+  private lastShedAt = 0;
 
   constructor(private readonly options: AdmissionOptions) {}
 
@@ -51,18 +57,36 @@ export class AdmissionGate {
   }
 
   /**
+   * True while runs wait for a slot or were shed within the last 250 ms: work that can wait (such
+   * as publishing call events) should, so the CPU goes to the calls being answered.
+   */
+  get overloaded(): boolean {
+    return this.waiting > 0 || (this.shed > 0 && Date.now() - this.lastShedAt < OVERLOAD_LINGER_MS);
+  }
+
+  /**
    * Waits for a slot and returns its release (call it exactly once).
    * @throws ToolHubError rate_limited (RESOURCE_EXHAUSTED) when the queue is full; timeout when
    *   `deadline` passes while queued; unavailable when `signal` aborts while queued.
    */
   async acquire(deadline: number, signal?: AbortSignal): Promise<() => void> {
+    return this.admit(deadline, signal);
+  }
+
+  /**
+   * {@link acquire} without a promise where the answer is known at once: returns the release when
+   * a slot is free and throws the RESOURCE_EXHAUSTED error when the call is shed, so neither costs
+   * a promise or a timer; only a call that has to wait gets a promise (and its queue timer).
+   * @throws ToolHubError rate_limited, at once, when the queue is full or would take too long
+   */
+  admit(deadline: number, signal?: AbortSignal): (() => void) | Promise<() => void> {
     if (this.active < this.options.maxConcurrent && this.queued === 0) {
       this.active++;
       return this.releaser();
     }
-    const maxWait = this.options.maxQueueWaitMs ?? 1000;
+    const maxWait = this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS;
     const expectedWaitMs = ((this.queued + 1) / this.ratePerSec) * 1000;
-    if (this.queued >= this.options.maxQueued || expectedWaitMs > maxWait) throw this.overloaded();
+    if (this.queued >= this.options.maxQueued || expectedWaitMs > maxWait) throw this.refusal();
     return new Promise<() => void>((resolve, reject) => {
       const waiter: Waiter = { done: false, grant: () => undefined };
       const leave = (err: ToolHubError): void => {
@@ -77,7 +101,7 @@ export class AdmissionGate {
         () =>
           untilDeadline <= maxWait
             ? leave(ToolHubError.timeout('The call waited for a free slot in an overloaded dispatcher until its deadline passed; retry later or with a longer timeout_ms.'))
-            : leave(this.overloaded()),
+            : leave(this.refusal()),
         Math.max(0, Math.min(untilDeadline, maxWait)),
       );
       const onAbort = (): void => leave(ToolHubError.unavailable('The caller cancelled the call while it waited for a free slot.'));
@@ -135,16 +159,25 @@ export class AdmissionGate {
     }
   }
 
-  private overloaded(): ToolHubError {
+  private refusal(): ToolHubError {
     this.shed++;
+    this.lastShedAt = Date.now();
     // The hint grows with the backlog and carries jitter, so shed callers do not return together.
     const retryAfterMs = Math.round(100 + 400 * Math.random() + Math.min(2000, this.queued));
-    return new ToolHubError(
-      'rate_limited',
-      `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} running, ` +
-        `${this.options.maxQueued} waiting, ${this.options.maxQueueWaitMs ?? 1000} ms of waiting). Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
-      { retryAfterMs, retryable: true },
-    );
+    // An expected answer, given to every call of a burst past the limits: no stack trace to
+    // capture (it is never shown), which is a good part of what building an Error costs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new ToolHubError(
+        'rate_limited',
+        `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} running, ` +
+          `${this.options.maxQueued} waiting, ${this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS} ms of waiting). Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
+        { retryAfterMs, retryable: true },
+      );
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
   }
 
   /** Passes the freed slot to the first waiter still waiting, or frees it. */

@@ -33,6 +33,15 @@ export interface CallEventsOptions {
   retryDelayMs?: number;
   /** How long an event waits for others to be published with it. @default 10 */
   batchDelayMs?: number;
+  /**
+   * While this returns true (the dispatcher is shedding load), publishing waits, for at most
+   * `maxHoldMs` after the oldest waiting event was recorded: publishing is CPU the calls being
+   * answered need, and the events are already durable (outbox) or queued. Ignored with durability
+   * 'ack', whose callers wait for the publication. @default never holds
+   */
+  holdWhile?: () => boolean;
+  /** Longest hold of an event by `holdWhile`. @default 2000 */
+  maxHoldMs?: number;
   onError?: (err: unknown) => void;
   /** Events recovered from a dead dispatcher's outbox at start. */
   onRecovered?: (events: number, from: string) => void;
@@ -40,6 +49,8 @@ export interface CallEventsOptions {
 
 interface Pending {
   readonly provider: string;
+  /** When it was queued (epoch ms), for the longest hold. */
+  readonly queuedAt: number;
   readonly msgId: string;
   readonly data: Uint8Array;
   readonly ticket?: JournalTicket;
@@ -51,6 +62,9 @@ interface RecoveredBatch {
   left: number;
   readonly source: RecoveredEvents;
 }
+
+/** How often held events check whether they may go. */
+const HOLD_RECHECK_MS = 50;
 
 export class CallEventPublisher {
   private readonly pending: Pending[] = [];
@@ -120,7 +134,7 @@ export class CallEventPublisher {
         };
       });
     }
-    this.push({ provider: event.provider, msgId: event.eventId, data, ticket, stored });
+    this.push({ provider: event.provider, queuedAt: Date.now(), msgId: event.eventId, data, ticket, stored });
     if (this.durability === 'ack' && !this.flushing && !this.timer) {
       // Nothing to wait for: the caller is waiting for this very acknowledgement.
       clearTimeout(this.scheduled);
@@ -151,23 +165,33 @@ export class CallEventPublisher {
     }
     for (const data of source.records) {
       const event = ToolCalled.decode(data);
-      this.push({ provider: event.provider, msgId: event.eventId, data, recovered: batch });
+      this.push({ provider: event.provider, queuedAt: Date.now(), msgId: event.eventId, data, recovered: batch });
     }
     this.recovered += source.records.length;
     this.options.onRecovered?.(source.records.length, source.from);
     this.schedule();
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.batchDelayMs): void {
     // Publish a few milliseconds later: the call's reply goes out first, and the events of every
     // call finished meanwhile leave together (one socket write and one read of acks, not one each).
     if (!this.flushing && !this.timer && !this.scheduled) {
       this.scheduled = setTimeout(() => {
         this.scheduled = undefined;
-        if (!this.flushing && !this.timer) void this.flush();
-      }, this.batchDelayMs);
+        if (this.flushing || this.timer) return;
+        if (this.holding()) this.schedule(HOLD_RECHECK_MS);
+        else void this.flush();
+      }, delayMs);
       this.scheduled.unref();
     }
+  }
+
+  /** Whether publishing should wait for now (see {@link CallEventsOptions.holdWhile}). */
+  private holding(): boolean {
+    const oldest = this.pending[0];
+    if (!oldest || this.durability === 'ack' || this.closed || !this.options.holdWhile) return false;
+    if (Date.now() - oldest.queuedAt >= (this.options.maxHoldMs ?? 2000)) return false;
+    return this.options.holdWhile();
   }
 
   /**

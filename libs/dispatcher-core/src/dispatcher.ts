@@ -67,6 +67,10 @@ import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './ret
 /** Checks and repairs arguments against a tool's schema. @throws ToolHubError invalid_argument */
 export interface ArgumentsValidator {
   validate(tool: ToolInfo, args: Record<string, unknown>): { args: Record<string, unknown>; fixes: AppliedFix[] };
+  /** Readies the validator at warm start (see {@link Dispatcher.warmCoreTools}), so the first calls do not pay for it. */
+  warmUp?(): void;
+  /** Compiles `tool`'s schema ahead of its first call. */
+  prepare?(tool: ToolInfo): void;
 }
 
 /** Collaborators of the dispatcher; each has an in-process default. */
@@ -99,6 +103,8 @@ export class Dispatcher {
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
   private probe: ReplicaProbe | undefined;
+  /** Tool lookups in progress by tool id, joined by calls for the same tool (see resolveTool). */
+  private readonly lookups = new Map<string, Promise<RegisteredTool>>();
 
   private constructor(
     readonly bus: Bus,
@@ -114,6 +120,8 @@ export class Dispatcher {
     this.callEvents = new CallEventPublisher(bus, {
       durability: options.eventDurability,
       outboxDir: options.outboxDir,
+      // Under overload the events wait (on disk with the outbox) until the burst has been answered.
+      holdWhile: () => this.admission.overloaded,
       onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),
       onRecovered: (events, from) => this.log.info({ events, from }, 'publishing tool.called events a stopped dispatcher left in its outbox'),
     });
@@ -265,19 +273,31 @@ export class Dispatcher {
     const id = toolId(req.provider, req.name);
     const wanted = Math.min(req.timeoutMs || this.options.defaultRunTimeoutMs, this.options.maxRunTimeoutMs);
     const deadline = Math.min(started + wanted, call.deadline);
+    const principal = principalOf(call);
+    const caller = callerLabel(principal, req.caller);
+    const args = req.arguments ?? {};
+    let release: (() => void) | undefined;
+    let admitted: (() => void) | Promise<() => void>;
+    try {
+      checkArgumentDepth(args, this.options.maxArgumentDepth);
+      assertRunIdentifiers(req);
+      this.assertBusConnected();
+      release = this.limiter.acquire(limitKey(principal, req.caller));
+      admitted = this.admission.admit(deadline, call.signal);
+    } catch (err) {
+      // Refused before any run was set up (shed under overload, an invalid request, the bus down):
+      // answered and recorded without the run's span or anything else per run, because under
+      // overload most calls end here and what they cost delays the calls that were admitted.
+      release?.();
+      const e = toToolHubError(err);
+      await this.recordCall(req, call, id, caller, started, { status: e.code, code: errorCodeToProto(e.code), attempts: 0, fallback: '' });
+      throw e;
+    }
     let outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
     return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
-      let release: (() => void) | undefined;
       let slot: (() => void) | undefined;
-      const principal = principalOf(call);
-      const caller = callerLabel(principal, req.caller);
       try {
-        const args = req.arguments ?? {};
-        checkArgumentDepth(args, this.options.maxArgumentDepth);
-        assertRunIdentifiers(req);
-        this.assertBusConnected();
-        release = this.limiter.acquire(limitKey(principal, req.caller));
-        slot = await this.admission.acquire(deadline, call.signal);
+        slot = typeof admitted === 'function' ? admitted : await admitted;
         const primary = await this.resolveVisible(req.provider, req.name, call);
         const info = primary.tool!;
         if (req.expectedVersion && req.expectedVersion !== info.version) {
@@ -304,29 +324,44 @@ export class Dispatcher {
         slot?.();
         release?.();
         span.end();
-        // The event records what the caller saw: a caller that went away saw no result at all,
-        // and one whose gRPC deadline passed got DEADLINE_EXCEEDED from grpc-js whatever we found.
-        // (grpc-js also signals "cancelled" when it ends a call at its deadline: check that first.)
-        if (Date.now() >= call.deadline) outcome = { ...outcome, status: 'timeout', code: ErrorCode.ERROR_CODE_TIMEOUT };
-        else if (call.signal?.aborted) outcome = { ...outcome, status: 'cancelled', code: ErrorCode.ERROR_CODE_UNSPECIFIED };
-        const stored = this.callEvents.record({
-          eventId: randomUUID(),
-          toolId: id,
-          provider: req.provider,
-          name: req.name,
-          status: outcome.status,
-          errorCode: outcome.code,
-          latencyMs: Date.now() - started,
-          attempts: Math.max(1, outcome.attempts),
-          fallbackUsed: outcome.fallback,
-          caller,
-          timestampUnixMs: started,
-          searchId: req.searchId,
-        });
-        // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
-        if (stored) await stored;
+        await this.recordCall(req, call, id, caller, started, outcome);
       }
     });
+  }
+
+  /**
+   * Records the `tool.called` event of a RunTool with the outcome the caller saw: a caller that
+   * went away saw no result at all, and one whose gRPC deadline passed got DEADLINE_EXCEEDED from
+   * grpc-js whatever we found. (grpc-js also signals "cancelled" when it ends a call at its
+   * deadline: that is checked first.) With durability 'ack' this waits until JetStream has it.
+   */
+  private async recordCall(
+    req: RunToolRequest,
+    call: CallContext,
+    id: string,
+    caller: string,
+    started: number,
+    outcome: { status: string; code: ErrorCode; attempts: number; fallback: string },
+  ): Promise<void> {
+    let { status, code } = outcome;
+    if (Date.now() >= call.deadline) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
+    else if (call.signal?.aborted) [status, code] = ['cancelled', ErrorCode.ERROR_CODE_UNSPECIFIED];
+    const stored = this.callEvents.record({
+      eventId: randomUUID(),
+      toolId: id,
+      provider: req.provider,
+      name: req.name,
+      status,
+      errorCode: code,
+      latencyMs: Date.now() - started,
+      attempts: Math.max(1, outcome.attempts),
+      fallbackUsed: outcome.fallback,
+      caller,
+      timestampUnixMs: started,
+      searchId: req.searchId,
+    });
+    // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
+    if (stored) await stored;
   }
 
   listProviders(): ListProvidersResponse {
@@ -375,12 +410,16 @@ export class Dispatcher {
    */
   async warmCoreTools(timeoutMs = 5000): Promise<number> {
     const call: CallContext = { deadline: Date.now() + timeoutMs, requestId: 'warm-start' };
+    // The validator's first use costs 100–200 ms of CPU (Ajv builds its meta-schema): here, not
+    // in the middle of the first burst of calls.
+    this.validator?.warmUp?.();
     let warmed = 0;
     for (const provider of this.providers.known()) {
       try {
         const list = await this.client.list(provider, '', true, { timeoutMs: this.timeLeft(call, this.options.metadataTimeoutMs) });
         for (const t of list.tools.filter((t) => t.importance === Importance.IMPORTANCE_CORE)) {
-          await this.resolveTool(provider, t.name, call);
+          const tool = await this.resolveTool(provider, t.name, call);
+          if (tool.tool) this.validator?.prepare?.(tool.tool);
           warmed++;
         }
       } catch (err) {
@@ -540,6 +579,32 @@ export class Dispatcher {
   private async resolveTool(provider: string, name: string, call: CallContext): Promise<RegisteredTool> {
     assertProviderName(provider);
     assertToolName(name);
+    const key = toolId(provider, name);
+    let tool: RegisteredTool;
+    const shared = this.lookups.get(key);
+    if (shared) {
+      try {
+        tool = await shared;
+      } catch (err) {
+        // The shared lookup ran within its first caller's deadline: a caller with time left tries again on its own.
+        if (!isToolHubError(err, 'timeout') || Date.now() >= call.deadline) throw err;
+        tool = await this.lookUpTool(provider, name, call);
+      }
+    } else {
+      // Calls that need the same tool at the same moment (a burst after a start or an eviction) share
+      // one cache read, registry request and cache write instead of making one each.
+      const lookup = this.lookUpTool(provider, name, call).finally(() => this.lookups.delete(key));
+      this.lookups.set(key, lookup);
+      tool = await lookup;
+    }
+    if (tool.overlay && !tool.overlay.enabled) {
+      throw ToolHubError.notFound(`Tool ${toolId(provider, name)} is disabled by the operators; use tool_search to find an alternative.`, [], tool.tool?.path ?? '');
+    }
+    return tool;
+  }
+
+  /** The tool from the cache, else the registry, else its adapter (then cached). */
+  private async lookUpTool(provider: string, name: string, call: CallContext): Promise<RegisteredTool> {
     let tool = await this.metadata.getInfo(provider, name);
     if (!tool) {
       tool = await this.registry.info(provider, name, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders).catch((err: unknown) => {
@@ -551,9 +616,6 @@ export class Dispatcher {
         tool = { tool: info, overlay: { importance: info.importance, enabled: true, fallbacks: [] }, origin: 1, updatedUnixMs: Date.now() };
       }
       await this.metadata.setInfo(tool);
-    }
-    if (tool.overlay && !tool.overlay.enabled) {
-      throw ToolHubError.notFound(`Tool ${toolId(provider, name)} is disabled by the operators; use tool_search to find an alternative.`, [], tool.tool?.path ?? '');
     }
     return tool;
   }
@@ -620,6 +682,8 @@ function defaultValidator(maxArgumentDepth: number, log: SdkLogger): ArgumentsVa
       const res = validator.validateAndRepair(tool.id, tool.version, tool.inputSchema ?? { type: 'object' }, args);
       return { args: res.args, fixes: res.fixes };
     },
+    warmUp: () => validator.warmUp(),
+    prepare: (tool) => validator.prepare(tool.id, tool.version, tool.inputSchema ?? { type: 'object' }),
   };
 }
 

@@ -41,4 +41,43 @@ describe('admission gate', () => {
     expect(gate.running).toBe(0);
     (await gate.acquire(Date.now() + 1000))();
   });
+
+  it('answers a free slot and a shed call at once, without a promise; only a queued call waits on one', () => {
+    const gate = new AdmissionGate({ maxConcurrent: 1, maxQueued: 1 });
+    const far = Date.now() + 60_000;
+    const slot = gate.admit(far);
+    expect(typeof slot).toBe('function');
+    const queued = gate.admit(far);
+    expect(queued).toBeInstanceOf(Promise);
+    const shed = ((): unknown => {
+      try {
+        return gate.admit(far);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect((shed as ToolHubError).code).toBe('rate_limited');
+    // An expected refusal, given to every call past the limits: it carries no stack trace.
+    expect((shed as ToolHubError).stack).not.toMatch(/\n\s+at /);
+    (slot as () => void)();
+    return (queued as Promise<() => void>).then((release) => release());
+  });
+
+  it('counts as overloaded while calls wait, and no longer once none waits and none was shed for a moment', async () => {
+    const gate = new AdmissionGate({ maxConcurrent: 1, maxQueued: 1 });
+    const far = Date.now() + 60_000;
+    expect(gate.overloaded).toBe(false);
+    const a = await gate.acquire(far);
+    expect(gate.overloaded).toBe(false);
+    const b = gate.acquire(far);
+    expect(gate.overloaded).toBe(true);
+    await gate.acquire(far).catch(() => undefined);
+    a();
+    (await b)();
+    // The shed call keeps the gate overloaded for a moment (250 ms), then it is over.
+    expect(gate.shed).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while (gate.overloaded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(gate.overloaded).toBe(false);
+  });
 });

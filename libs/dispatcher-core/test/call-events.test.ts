@@ -74,4 +74,38 @@ describe('CallEventPublisher', () => {
     expect(await events.close()).toBe(0);
     expect(published).toEqual(['e7']);
   });
+
+  it('holds the events while the dispatcher sheds load and publishes them once it stops', async () => {
+    const { bus, published } = recordingBus();
+    let overloaded = true;
+    let checks = 0;
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, maxHoldMs: 600_000, holdWhile: () => (checks++, overloaded) });
+    for (let i = 0; i < 3; i++) events.emit(event(i));
+    await until(() => checks >= 3);
+    expect(published).toEqual([]);
+    expect(events.backlog).toBe(3);
+    overloaded = false;
+    await until(() => published.length >= 3);
+    expect(published).toEqual(['e0', 'e1', 'e2']);
+    await events.close();
+  });
+
+  it('holds an event no longer than maxHoldMs when the overload goes on', async () => {
+    const { bus, published } = recordingBus();
+    let checks = 0;
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, maxHoldMs: 150, holdWhile: () => (checks++, true) });
+    events.emit(event(1));
+    await until(() => published.length >= 1);
+    expect(published).toEqual(['e1']);
+    expect(checks).toBeGreaterThan(0);
+    await events.close();
+  });
+
+  it('never holds with durability ack: the caller is waiting for the publication', async () => {
+    const { bus, published } = recordingBus();
+    const events = new CallEventPublisher(bus, { durability: 'ack', ackTimeoutMs: 600_000, maxHoldMs: 600_000, holdWhile: () => true });
+    await events.record(event(5));
+    expect(published).toEqual(['e5']);
+    await events.close();
+  });
 });

@@ -1,0 +1,69 @@
+/** A call shed under overload: answered at once with RESOURCE_EXHAUSTED and recorded once, without the run's machinery. */
+import { status } from '@grpc/grpc-js';
+import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { InProcessBus } from '@toolhub/bus';
+import { RunStatus, type ToolCalled } from '@toolhub/contracts';
+import { setupTestTracing, type TestTracing } from '@toolhub/telemetry/testing';
+
+import { type RunningDispatcher, startDispatcher } from '../src';
+import { connectClient, failure, type TestClient } from './support/grpc-client';
+
+let release: () => void = () => undefined;
+let started: () => void = () => undefined;
+const tools: ToolDefinition<never>[] = [
+  {
+    name: 'hold_slot',
+    path: 'text',
+    description: 'Runs until the test lets it finish.',
+    inputSchema: { type: 'object' },
+    run: () =>
+      new Promise((resolve) => {
+        release = () => resolve(textResult('done'));
+        started();
+      }),
+  },
+];
+
+describe('a dispatcher with every slot taken', () => {
+  let tracing: TestTracing;
+  let bus: InProcessBus;
+  let adapter: AdapterService;
+  let running: RunningDispatcher;
+  let client: TestClient;
+  const events: ToolCalled[] = [];
+
+  beforeAll(async () => {
+    tracing = setupTestTracing();
+    bus = new InProcessBus();
+    adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
+    running = await startDispatcher(bus, { grpc: { port: 0 }, dispatcher: { warmCoreTools: false, maxConcurrentRuns: 1, maxQueuedRuns: 0 } });
+    running.dispatcher.callEvents.observe((e) => events.push(e));
+    client = connectClient(running.grpc.address);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await running.close(100);
+    await adapter.close();
+    await bus.close();
+    await tracing.shutdown();
+  });
+
+  it('sheds the next call with a retry hint and records it as rate_limited, without a run span', async () => {
+    const running1 = new Promise<void>((resolve) => (started = resolve));
+    const held = client.runTool({ provider: 'local', name: 'hold_slot', caller: 'first' });
+    await running1;
+    tracing.reset();
+    const err = await failure(client.runTool({ provider: 'local', name: 'hold_slot', caller: 'second' }));
+    expect(err.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(err.info?.retryAfterMs).toBeGreaterThan(0);
+    expect(events.filter((e) => e.caller.endsWith('second')).map((e) => e.status)).toEqual(['rate_limited']);
+    // The refused call has the edge's span (with the error), but no dispatcher.run span of its own.
+    const names = tracing.spans().map((s) => s.name);
+    expect(names).toContain('toolhub.v1.ToolHub/RunTool');
+    expect(names.filter((n) => n.startsWith('dispatcher.run'))).toEqual([]);
+    release();
+    expect((await held).status).toBe(RunStatus.RUN_STATUS_OK);
+    expect(events.map((e) => e.status)).toEqual(['rate_limited', 'ok']);
+  });
+});
