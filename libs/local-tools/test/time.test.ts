@@ -114,3 +114,21 @@ describe('describeInstant', () => {
     expect(describeInstant(Date.UTC(800, 11, 25), 'UTC').date).toBe('0800-12-25');
   });
 });
+
+describe('resolveTimeZone', () => {
+  it('asks the runtime once per zone name typed, then answers from memory', () => {
+    const constructed = jest.spyOn(Intl, 'DateTimeFormat');
+    try {
+      const asked = () => constructed.mock.calls.filter(([, options]) => options?.timeZone === 'america/argentina/ushuaia').length;
+      expect(resolveTimeZone('america/argentina/ushuaia', '/timeZone')).toBe('America/Argentina/Ushuaia');
+      expect(asked()).toBe(1);
+      expect(resolveTimeZone(' america/argentina/ushuaia ', '/timeZone')).toBe('America/Argentina/Ushuaia');
+      expect(asked()).toBe(1);
+      // An unknown name is never remembered as valid.
+      expect(() => resolveTimeZone('Mars/Olympus_Mons', '/timeZone')).toThrow(/Unknown time zone/);
+      expect(() => resolveTimeZone('Mars/Olympus_Mons', '/timeZone')).toThrow(/Unknown time zone/);
+    } finally {
+      constructed.mockRestore();
+    }
+  });
+});

@@ -44,13 +44,28 @@ export function suggestTimeZones(input: string): string[] {
 }
 
 /**
+ * Zone names as typed → canonical name. Building an Intl.DateTimeFormat to ask costs ~40 µs, as
+ * much as the rest of a time_now call; the names callers type are few. Bounded: the oldest goes first.
+ */
+const resolved = new Map<string, string>();
+const MAX_RESOLVED = 1024;
+
+function remember(typed: string, canonical: string): string {
+  if (resolved.size >= MAX_RESOLVED) resolved.delete(resolved.keys().next().value!);
+  resolved.set(typed, canonical);
+  return canonical;
+}
+
+/**
  * The canonical name of an IANA time zone (case-insensitive; aliases such as US/Pacific accepted).
  * @throws ToolHubError invalid_argument with close matches when the zone is unknown.
  */
 export function resolveTimeZone(input: string, field: string): string {
   const typed = input.trim();
+  const known = resolved.get(typed);
+  if (known !== undefined) return known;
   try {
-    if (typed !== '') return new Intl.DateTimeFormat('en-US', { timeZone: typed }).resolvedOptions().timeZone;
+    if (typed !== '') return remember(typed, new Intl.DateTimeFormat('en-US', { timeZone: typed }).resolvedOptions().timeZone);
   } catch {
     // Fall through to the suggestions.
   }
