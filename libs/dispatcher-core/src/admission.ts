@@ -14,7 +14,7 @@ import { ToolHubError } from '@toolhub/contracts';
 /** {@link AdmissionOptions.maxQueueWaitMs} when not set. */
 export const DEFAULT_MAX_QUEUE_WAIT_MS = 1000;
 /** How long after the last shed call the gate still counts as {@link AdmissionGate.overloaded}. */
-const OVERLOAD_LINGER_MS = 250;
+const OVERLOAD_LINGER_MS = 1000;
 
 /** Options of {@link AdmissionGate}. */
 export interface AdmissionOptions {
@@ -57,8 +57,9 @@ export class AdmissionGate {
   }
 
   /**
-   * True while runs wait for a slot or were shed within the last 250 ms: work that can wait (such
-   * as publishing call events) should, so the CPU goes to the calls being answered.
+   * True while runs wait for a slot or were shed within the last second: work that can wait (such
+   * as publishing call events) should, so the CPU goes to the calls being answered. (The calls
+   * admitted in a burst are still running for about that long after the last one was shed.)
    */
   get overloaded(): boolean {
     return this.waiting > 0 || (this.shed > 0 && Date.now() - this.lastShedAt < OVERLOAD_LINGER_MS);

@@ -74,7 +74,7 @@ describe('admission gate', () => {
     await gate.acquire(far).catch(() => undefined);
     a();
     (await b)();
-    // The shed call keeps the gate overloaded for a moment (250 ms), then it is over.
+    // The shed call keeps the gate overloaded for a moment (1 s), then it is over.
     expect(gate.shed).toBe(1);
     const deadline = Date.now() + 10_000;
     while (gate.overloaded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
