@@ -72,6 +72,13 @@ describe('ToolWorkerPool', () => {
     expect((await p.run('echo', {}, ctx(60_000))).content).toHaveLength(1);
   });
 
+  it('caps each worker\'s young generation (16 MB unless told), and refuses a cap out of range naming the option', async () => {
+    const limits = async (p: ToolWorkerPool) => JSON.parse(((await p.run('limits', {}, ctx(60_000))).content[0] as { text: string }).text) as Record<string, number>;
+    expect(await limits(pool({ size: 1, script: SPIN }))).toMatchObject({ maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 });
+    expect(await limits(pool({ size: 1, script: SPIN, youngGenerationMb: 48 }))).toMatchObject({ maxYoungGenerationSizeMb: 48 });
+    expect(() => ToolWorkerPool.create({ youngGenerationMb: 2 })).toThrow(/youngGenerationMb/);
+  });
+
   it('queues calls beyond its size, and a queued call that expires never starts', async () => {
     const p = pool({ size: 1, script: SPIN });
     const blocker = p.run('spin', {}, ctx(3000)).catch((e: unknown) => e);
