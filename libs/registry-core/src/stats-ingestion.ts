@@ -123,6 +123,8 @@ export class StatsIngestion {
     this.ingested += res.recorded;
     this.options.onRecorded?.(events);
     if (res.rejected.length) this.options.log.warn({ rejected: res.rejected.slice(0, 5), count: res.rejected.length }, 'malformed tool.called events skipped');
+    // At most once per upkeep interval (minutes), so no episode bookkeeping.
+    if (res.upkeepError) this.options.log.warn({ error: res.upkeepError }, 'statistics upkeep failed (finishing stale batches or pruning old event ids); the events were counted, the upkeep is retried later');
   }
 
   private failed(err: unknown): void {

@@ -66,4 +66,25 @@ describe('statistics ingestion', () => {
       await store.close();
     }
   });
+
+  it('logs a failed upkeep as a warning and goes on counting (the batch was recorded, nothing is retried for it)', async () => {
+    const bus = new InProcessBus({ redeliveryDelayMs: 10 });
+    const inner = await EmbeddedRegistryStore.open({ dir: mkdtempSync(join(tmpdir(), 'ingest-')) });
+    const store = Object.create(inner) as RegistryStore;
+    store.recordCalls = async (events) => ({ ...(await inner.recordCalls(events)), upkeepError: 'extended protocol limited to 65535 parameters (test)' });
+    const logs: Array<{ level: string; msg: string; fields: object }> = [];
+    const entry = (level: string) => (fields: object, msg?: string) => void logs.push({ level, msg: msg ?? '', fields });
+    const ingestion = await StatsIngestion.start(bus, store, { durable: 'stats', maxBatch: 10, log: { info: entry('info'), warn: entry('warn'), error: entry('error') } });
+    try {
+      await bus.publishEvent(eventSubject('tool.called', 'local'), ToolCalled.encode(call('u1')).finish(), { msgId: 'u1' });
+      await eventually(() => ingestion.ingested === 1, 'the event counted');
+      expect(logs.filter((l) => l.level === 'warn')).toEqual([{ level: 'warn', msg: expect.stringContaining('upkeep failed'), fields: { error: expect.stringContaining('65535') } }]);
+      expect(logs.filter((l) => l.level === 'error')).toHaveLength(0);
+      expect(ingestion.status()).toMatchObject({ storeHealthy: true, storeFailuresTotal: 0 });
+    } finally {
+      await ingestion.close();
+      await bus.close();
+      await inner.close();
+    }
+  });
 });

@@ -119,6 +119,13 @@ export interface RecordCallsResult {
   /** Valid events counted before (a redelivery) or twice in the input; not counted again. */
   readonly duplicates: number;
   readonly rejected: RejectedEvent[];
+  /**
+   * Set when the upkeep that follows a batch now and then — finishing batches of crashed writers,
+   * pruning event ids past `dedupWindowMs` — failed. The events above are counted all the same;
+   * the upkeep is tried again at its next interval. Log it: pruning that keeps failing lets the
+   * stored event ids grow.
+   */
+  readonly upkeepError?: string;
 }
 
 /** Call statistics of one tool, without the hourly series. */

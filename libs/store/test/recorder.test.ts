@@ -77,4 +77,30 @@ describe('CallRecorder', () => {
     const counts = Object.fromEntries((await stats.find({})).map((d) => [d._id, d.calls]));
     expect(counts).toEqual(Object.fromEntries(tools.map((t, i) => [t, i + 1])));
   });
+
+  it('counts a batch whose upkeep fails (pruning refused, as FerretDB refuses deleting > 65,535 claims) and reports the upkeep error instead of rejecting', async () => {
+    const clock = new FakeClock();
+    const raw = backend.collection<ClaimDoc>('call_claims');
+    let pruneAttempts = 0;
+    const claims: DocCollection<ClaimDoc> = {
+      get: (id) => raw.get(id),
+      find: (filter, options) => raw.find(filter, options),
+      insert: (doc) => raw.insert(doc),
+      insertNew: (docs) => raw.insertNew(docs),
+      replace: (filter, doc) => raw.replace(filter, doc),
+      delete: async () => {
+        pruneAttempts++;
+        throw new StoreError('backend', 'extended protocol limited to 65535 parameters');
+      },
+    };
+    const stats = backend.collection<StatsDoc>('tool_stats');
+    const recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), claims, withStoreDefaults({ clock: clock.read }));
+
+    const first = calls('a', 'local:echo', 3);
+    expect(await recorder.record(first)).toEqual({ recorded: 3, duplicates: 0, rejected: [], upkeepError: expect.stringContaining('65535') });
+    expect(pruneAttempts).toBe(1);
+    // The redelivery finds every event counted; the upkeep waits for its interval, so no error now.
+    expect(await recorder.record(first)).toEqual({ recorded: 0, duplicates: 3, rejected: [] });
+    expect((await stats.get('local:echo'))?.calls).toBe(3);
+  });
 });

@@ -95,8 +95,14 @@ export class CallRecorder {
     for (let i = 0; i < records.length; i += this.options.maxBatchEvents) {
       recorded += await this.recordBatch(records.slice(i, i + this.options.maxBatchEvents));
     }
-    await this.housekeeping();
-    return { recorded, duplicates: duplicates + records.length - recorded, rejected };
+    // The batch is counted: a failing upkeep must not fail it (its redelivery would then wait out
+    // the consumer's ack wait for nothing). Seen on FerretDB, which refuses to prune more than
+    // 65,535 expired claims in one delete.
+    const upkeepError = await this.housekeeping().then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+    return { recorded, duplicates: duplicates + records.length - recorded, rejected, ...(upkeepError === undefined ? {} : { upkeepError }) };
   }
 
   /**
