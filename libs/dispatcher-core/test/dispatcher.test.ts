@@ -1,10 +1,11 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
-import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
-import { InProcessBus } from '@toolhub/bus';
+import { textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { type InProcessBus } from '@toolhub/bus';
 import { eventWildcard, RunStatus, ToolCalled, ToolHubService } from '@toolhub/contracts';
 
-import { type RunningDispatcher, startDispatcher } from '../src';
-import { connectClient, failure, type TestClient } from './support/grpc-client';
+import type { RunningDispatcher } from '../src';
+import { failure, type TestClient } from './support/grpc-client';
+import { type LocalStack, startLocalStack } from './support/local-stack';
 
 const objectSchema = { type: 'object', properties: { text: { type: 'string' } } };
 let lastSlowSignal: AbortSignal | undefined;
@@ -44,24 +45,17 @@ const tools: ToolDefinition<never>[] = [
 ];
 
 describe('dispatcher over the in-process bus', () => {
+  let stack: LocalStack;
   let bus: InProcessBus;
-  let adapter: AdapterService;
   let running: RunningDispatcher;
   let client: TestClient;
 
   beforeAll(async () => {
-    bus = new InProcessBus();
-    adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
-    running = await startDispatcher(bus, { dispatcher: { maxMessageBytes: 64 * 1024, maxArgumentDepth: 8 }, grpc: { port: 0 } });
-    client = connectClient(running.grpc.address);
+    stack = await startLocalStack(tools, { maxMessageBytes: 64 * 1024, maxArgumentDepth: 8 });
+    ({ bus, running, client } = stack);
   });
 
-  afterAll(async () => {
-    client.close();
-    await running.close(100);
-    await adapter.close();
-    await bus.close();
-  });
+  afterAll(() => stack.close());
 
   it('lists the running providers at the root', async () => {
     const res = await client.listTools({});

@@ -1,12 +1,11 @@
 /** A call shed under overload: answered at once with RESOURCE_EXHAUSTED and recorded once, without the run's machinery. */
 import { status } from '@grpc/grpc-js';
-import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
-import { InProcessBus } from '@toolhub/bus';
+import { textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { RunStatus, type ToolCalled } from '@toolhub/contracts';
 import { setupTestTracing, type TestTracing } from '@toolhub/telemetry/testing';
 
-import { type RunningDispatcher, startDispatcher } from '../src';
-import { connectClient, failure, type TestClient } from './support/grpc-client';
+import { failure, type TestClient } from './support/grpc-client';
+import { type LocalStack, startLocalStack } from './support/local-stack';
 
 let release: () => void = () => undefined;
 let started: () => void = () => undefined;
@@ -26,26 +25,19 @@ const tools: ToolDefinition<never>[] = [
 
 describe('a dispatcher with every slot taken', () => {
   let tracing: TestTracing;
-  let bus: InProcessBus;
-  let adapter: AdapterService;
-  let running: RunningDispatcher;
+  let stack: LocalStack;
   let client: TestClient;
   const events: ToolCalled[] = [];
 
   beforeAll(async () => {
     tracing = setupTestTracing();
-    bus = new InProcessBus();
-    adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
-    running = await startDispatcher(bus, { grpc: { port: 0 }, dispatcher: { warmCoreTools: false, maxConcurrentRuns: 1, maxQueuedRuns: 0 } });
-    running.dispatcher.callEvents.observe((e) => events.push(e));
-    client = connectClient(running.grpc.address);
+    stack = await startLocalStack(tools, { warmCoreTools: false, maxConcurrentRuns: 1, maxQueuedRuns: 0 });
+    stack.running.dispatcher.callEvents.observe((e) => events.push(e));
+    client = stack.client;
   });
 
   afterAll(async () => {
-    client.close();
-    await running.close(100);
-    await adapter.close();
-    await bus.close();
+    await stack.close();
     await tracing.shutdown();
   });
 

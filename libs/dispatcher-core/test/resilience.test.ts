@@ -1,11 +1,10 @@
 /** Argument repair, stale schemas, safe retries and per-caller limits, through the gRPC API. */
 import { status } from '@grpc/grpc-js';
-import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
-import { InProcessBus } from '@toolhub/bus';
+import { textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { RunStatus, ToolHubError } from '@toolhub/contracts';
 
-import { type RunningDispatcher, startDispatcher } from '../src';
-import { connectClient, failure, type TestClient } from './support/grpc-client';
+import { failure, type TestClient } from './support/grpc-client';
+import { type LocalStack, startLocalStack } from './support/local-stack';
 
 let flakyCalls = 0;
 let unsafeCalls = 0;
@@ -53,24 +52,15 @@ const tools: ToolDefinition<never>[] = [
 ];
 
 describe('dispatcher resilience', () => {
-  let bus: InProcessBus;
-  let adapter: AdapterService;
-  let running: RunningDispatcher;
+  let stack: LocalStack;
   let client: TestClient;
 
   beforeAll(async () => {
-    bus = new InProcessBus();
-    adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', tools) });
-    running = await startDispatcher(bus, { grpc: { port: 0 }, dispatcher: { maxConcurrentPerCaller: 2, retryBaseMs: 5, warmCoreTools: false } });
-    client = connectClient(running.grpc.address);
+    stack = await startLocalStack(tools, { maxConcurrentPerCaller: 2, retryBaseMs: 5, warmCoreTools: false });
+    client = stack.client;
   });
 
-  afterAll(async () => {
-    client.close();
-    await running.close(100);
-    await adapter.close();
-    await bus.close();
-  });
+  afterAll(() => stack.close());
 
   it('repairs safe mistakes, reports each fix, and runs', async () => {
     const res = await client.runTool({ provider: 'local', name: 'repeat_text', arguments: { text: 'ab', times: '2', style: 'shoutt' } });
