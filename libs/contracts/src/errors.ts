@@ -116,6 +116,20 @@ function looksLikeToolHubError(value: unknown): value is ToolHubErrorLike {
 }
 
 /**
+ * Builds an error without capturing a stack trace: for expected answers on hot paths (every shed
+ * call of an overload burst), whose stacks are never shown and cost a good part of the error.
+ */
+export function withoutStackTrace<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
  * An error that crosses a service boundary: a code from the closed set, a message an LLM can act
  * on, and structured details. Serialises to/from toolhub.v1.ErrorInfo.
  *

@@ -185,6 +185,7 @@ export {
   findToolHubError,
   isToolHubError,
   toToolHubError,
+  withoutStackTrace,
 } from './errors';
 export { boundedError, MAX_ERROR_MESSAGE_CHARS } from './error-bounds';
 export { assertRunIdentifiers, MAX_RUN_IDENTIFIER_CHARS, type RunIdentifiers } from './run-identifiers';

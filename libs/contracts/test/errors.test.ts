@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 
 import { ErrorInfo } from '../src/gen/toolhub/v1/errors';
-import { codeFromGrpcStatus, findToolHubError, grpcStatusOf, TOOLHUB_ERROR_CODES, ToolHubError, toToolHubError } from '../src/errors';
+import { codeFromGrpcStatus, findToolHubError, grpcStatusOf, TOOLHUB_ERROR_CODES, ToolHubError, toToolHubError, withoutStackTrace } from '../src/errors';
 
 describe('ToolHub error codes', () => {
   it('map to the gRPC status codes of the design', () => {
@@ -36,5 +36,21 @@ describe('ToolHub error codes', () => {
     const e = toToolHubError(new TypeError('x is undefined'));
     expect(e.code).toBe('internal');
     expect(e.message).toContain('not a problem with the call');
+  });
+});
+
+describe('withoutStackTrace', () => {
+  it('builds an error with its message but no stack frames, and restores the stack trace limit even when building throws', () => {
+    const limit = Error.stackTraceLimit;
+    const e = withoutStackTrace(() => ToolHubError.unavailable('busy'));
+    expect(e.message).toBe('busy');
+    expect(e.stack).not.toMatch(/\n\s+at /);
+    expect(new Error('normal').stack).toMatch(/\n\s+at /);
+    expect(() =>
+      withoutStackTrace(() => {
+        throw new Error('while building');
+      }),
+    ).toThrow('while building');
+    expect(Error.stackTraceLimit).toBe(limit);
   });
 });

@@ -9,7 +9,7 @@
  * waited that long is shed then. On a machine slower than the limits assume, runs are refused
  * quickly instead of all of them finishing late.
  */
-import { ToolHubError } from '@toolhub/contracts';
+import { ToolHubError, withoutStackTrace } from '@toolhub/contracts';
 
 /** {@link AdmissionOptions.maxQueueWaitMs} when not set. */
 export const DEFAULT_MAX_QUEUE_WAIT_MS = 1000;
@@ -165,20 +165,16 @@ export class AdmissionGate {
     this.lastShedAt = Date.now();
     // The hint grows with the backlog and carries jitter, so shed callers do not return together.
     const retryAfterMs = Math.round(100 + 400 * Math.random() + Math.min(2000, this.queued));
-    // An expected answer, given to every call of a burst past the limits: no stack trace to
-    // capture (it is never shown), which is a good part of what building an Error costs.
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      return new ToolHubError(
-        'rate_limited',
-        `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} running, ` +
-          `${this.options.maxQueued} waiting, ${this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS} ms of waiting). Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
-        { retryAfterMs, retryable: true },
-      );
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
+    // An expected answer, given to every call of a burst past the limits.
+    return withoutStackTrace(
+      () =>
+        new ToolHubError(
+          'rate_limited',
+          `The dispatcher is overloaded: ${this.active} runs are executing and ${this.queued} are waiting (limits ${this.options.maxConcurrent} running, ` +
+            `${this.options.maxQueued} waiting, ${this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS} ms of waiting). Retry after about ${retryAfterMs} ms, or send fewer calls at once.`,
+          { retryAfterMs, retryable: true },
+        ),
+    );
   }
 
   /** Passes the freed slot to the first waiter still waiting, or frees it. */

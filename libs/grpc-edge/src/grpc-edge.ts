@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role } from '@toolhub/auth';
-import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError } from '@toolhub/contracts';
+import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
@@ -109,15 +109,8 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   metadata.set(GRPC_ERROR_TRAILER, Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()));
   let details = e.message;
   if (e.suggestions.length && !details.includes(e.suggestions[0]!)) details += ` Suggestions: ${e.suggestions.join(', ')}.`;
-  // grpc-js reads code, details and metadata; the stack of this carrier would never be seen, and
-  // capturing it is a good part of answering an error (every shed call of an overload is one).
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return Object.assign(new Error(details), { code: e.grpcStatus, details, metadata });
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
+  // grpc-js reads code, details and metadata; the stack of this carrier would never be seen.
+  return withoutStackTrace(() => Object.assign(new Error(details), { code: e.grpcStatus, details, metadata }));
 }
 
 /** Told about every finished unary call: method path, gRPC status code, duration in seconds. */
