@@ -16,7 +16,8 @@
  * Environment: BENCH_MEASURE_MS (10000), BENCH_WARM_MS (2000), BENCH_CONCURRENCY (1,16,64),
  * BENCH_TARGETS (toolhub-1p,toolhub-mp,mcp-proxy,mcp-hub; the floor always runs), NATS_URL (else a
  * private nats-server), BENCH_PEERS_DIR (where the peers are installed), BENCH_APPS_DIR (the app
- * bundles; default dist/apps) with BENCH_APPS_SOURCE (what they were built from, recorded), BENCH_OUT.
+ * bundles; default dist/apps) with BENCH_APPS_SOURCE (what they were built from, recorded), BENCH_OUT,
+ * BENCH_PROFILE=<dir> (V8 CPU profiles of the ToolHub processes, written when they stop).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,7 @@ const MCP_CONFIG = join(ROOT, 'libs/mcp-adapter/config/default.yaml');
 /** Where the app bundles are: `dist/apps` of the repo, or BENCH_APPS_DIR (bundles built elsewhere, e.g. from a clean export of a commit). */
 const APPS_DIR = resolve(ROOT, process.env['BENCH_APPS_DIR'] ?? 'dist/apps');
 const APP = (app: string) => join(APPS_DIR, app, 'main.js');
+const PROFILE_ARGS = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_PROFILE'])}`] : [];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -228,7 +230,7 @@ async function startToolhubOneProcess(): Promise<Target> {
   const port = await freePort();
   const app = await spawnApp(
     'toolhub (one process)',
-    [requireBuilt('toolhub')],
+    [...PROFILE_ARGS, requireBuilt('toolhub')],
     {
       TOOLHUB_GRPC_PORT: String(port),
       TOOLHUB_ADMIN_PORT: '0',
@@ -256,11 +258,11 @@ async function startToolhubMultiProcess(): Promise<Target> {
     log(`  started nats-server (pid ${nats.pid})`);
   }
   const natsUrl = process.env['NATS_URL'] ?? nats!.url;
-  const adapter = await spawnApp('adapter-mcp', [requireBuilt('adapter-mcp')], { NATS_URL: natsUrl, TOOLHUB_MCP_CONFIG: MCP_CONFIG, LOG_LEVEL: 'info' }, /adapter-mcp ready/);
+  const adapter = await spawnApp('adapter-mcp', [...PROFILE_ARGS, requireBuilt('adapter-mcp')], { NATS_URL: natsUrl, TOOLHUB_MCP_CONFIG: MCP_CONFIG, LOG_LEVEL: 'info' }, /adapter-mcp ready/);
   const port = await freePort();
   const dispatcher = await spawnApp(
     'dispatcher',
-    [requireBuilt('dispatcher')],
+    [...PROFILE_ARGS, requireBuilt('dispatcher')],
     { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox'), LOG_LEVEL: 'info' },
     /dispatcher listening/,
   );

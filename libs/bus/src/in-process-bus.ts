@@ -132,6 +132,12 @@ export class InProcessBus implements Bus {
   readonly maxPayload: number;
   private readonly options: Required<InProcessBusOptions>;
   private readonly subs = new Set<LocalSubscription>();
+  /**
+   * The subscriptions whose pattern matches each subject routed lately: every call is one request
+   * and one reply on the same few subjects, and matching each against every subscription's pattern
+   * cost more than the rest of the routing. Emptied whenever a subscription comes or goes; bounded.
+   */
+  private readonly matching = new Map<string, LocalSubscription[]>();
   /** Round-robin position per queue group name. */
   private readonly queueCursor = new Map<string, number>();
   private readonly requests = new Set<PendingRequest>();
@@ -288,8 +294,12 @@ export class InProcessBus implements Bus {
     if (options.queue !== undefined && !/^[^\s.*>]+$/.test(options.queue)) {
       throw new BusError('invalid_argument', `invalid queue group name ${JSON.stringify(options.queue)}`);
     }
-    const sub = new LocalSubscription(subject, options.queue, run, (s) => this.subs.delete(s));
+    const sub = new LocalSubscription(subject, options.queue, run, (s) => {
+      this.subs.delete(s);
+      this.matching.clear();
+    });
     this.subs.add(sub);
+    this.matching.clear();
     return sub;
   }
 
@@ -301,8 +311,8 @@ export class InProcessBus implements Bus {
     const plain: LocalSubscription[] = [];
     const groups = new Map<string, LocalSubscription[]>();
     let matched = 0;
-    for (const sub of this.subs) {
-      if (!sub.isActive || !subjectMatches(sub.pattern, subject)) continue;
+    for (const sub of this.subscribersOf(subject)) {
+      if (!sub.isActive) continue;
       matched++;
       if (sub.queue === undefined) plain.push(sub);
       else groups.set(sub.queue, [...(groups.get(sub.queue) ?? []), sub]);
@@ -316,4 +326,17 @@ export class InProcessBus implements Bus {
     for (const sub of plain) sub.deliver({ subject, data: copyBytes(data), headers: copyHeaders(headers) }, reply);
     return matched;
   }
+
+  private subscribersOf(subject: string): LocalSubscription[] {
+    let subs = this.matching.get(subject);
+    if (!subs) {
+      subs = [...this.subs].filter((sub) => subjectMatches(sub.pattern, subject));
+      if (this.matching.size >= MAX_ROUTED_SUBJECTS) this.matching.clear();
+      this.matching.set(subject, subs);
+    }
+    return subs;
+  }
 }
+
+/** Subjects whose subscribers are remembered; the map is emptied when full. */
+const MAX_ROUTED_SUBJECTS = 1024;

@@ -30,6 +30,21 @@ describe('InProcessBus', () => {
     expect(order).toEqual(['a', 'b', 'a', 'b']);
   });
 
+  it('a subscription made or closed after a subject was routed is seen by the next message (remembered routes are renewed)', async () => {
+    bus = new InProcessBus();
+    const got: string[] = [];
+    const first = await bus.subscribe('routes.renew', (m) => void got.push(`first:${text(m.data)}`));
+    bus.publish('routes.renew', bytes('1'));
+    await eventually(() => got.length === 1, 'the first delivery');
+    await bus.subscribe('routes.*', (m) => void got.push(`wild:${text(m.data)}`));
+    bus.publish('routes.renew', bytes('2'));
+    await eventually(() => got.length === 3, 'both subscribers');
+    await first.close();
+    bus.publish('routes.renew', bytes('3'));
+    await eventually(() => got.length === 4, 'the remaining subscriber');
+    expect(got.sort()).toEqual(['first:1', 'first:2', 'wild:2', 'wild:3']);
+  });
+
   it('a subscribe handler that throws is reported through onError and later messages still arrive', async () => {
     const errors: string[] = [];
     bus = new InProcessBus({ onError: (err, ctx) => errors.push(`${ctx.kind}:${ctx.source}:${(err as Error).message}`) });
