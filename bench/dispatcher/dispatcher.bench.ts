@@ -29,7 +29,7 @@ const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/dispatcher.
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4000);
 const WARM_MS = 1000;
 const DEADLINE_MS = 10_000;
-/** BENCH_PROFILE=<dir> writes a V8 CPU profile of the dispatcher process there (open it in Chrome DevTools). */
+/** BENCH_PROFILE=<dir> writes V8 CPU profiles of the dispatcher and adapter processes there (open them in Chrome DevTools). */
 /** BENCH_ONLY=<text>[,<text>...] runs only the measurements whose "name @concurrency" contains one of them (for profiling). */
 const ONLY = process.env['BENCH_ONLY']?.split(',');
 /** The built dispatcher and adapter; `BENCH_DISPATCHER_JS` / `BENCH_ADAPTER_JS` run other builds (A/B comparisons). */
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   try {
     const port = await freePort();
     const [adapter, dispatcher] = await Promise.all([
-      spawnProcess(process.execPath, ADAPTER_ENTRY, {
+      spawnProcess(process.execPath, [...PROFILE_ARGS, ...ADAPTER_ENTRY], {
         cwd: ROOT,
         env: { NATS_URL: natsUrl },
         readyPattern: /noop adapter ready/,
