@@ -44,6 +44,13 @@ export interface ToolHubAgentClientOptions {
    * @default '' (none: local mode)
    */
   token?: string;
+  /**
+   * Send `token` over a plaintext channel to a host other than this machine. Off, connect() refuses:
+   * whoever reads the credential on the network path can reuse it. Turn on only where the network
+   * is protected otherwise (a service mesh with mTLS, a VPN). Custom `credentials` are trusted as
+   * given. @default false (TOOLHUB_ALLOW_PLAINTEXT_TOKEN=1 through {@link clientOptionsFromEnv})
+   */
+  allowPlaintextToken?: boolean;
   /** Deadline of ListTools, GetToolInfo, SearchTools, GetPreloadSet and ListProviders, retries included, in ms. @default 10000 */
   deadlineMs?: number;
   /** Deadline of a RunTool call without timeout_ms, retries included, in ms. @default 60000 */
@@ -96,6 +103,7 @@ export const CLIENT_DEFAULTS = {
   maxReceiveMessageBytes: 16 * 1024 * 1024,
   caller: '',
   token: '',
+  allowPlaintextToken: false,
   autoIdempotencyKey: true,
   waitForReadyMs: 0,
   retry: { maxAttempts: 4, initialBackoffMs: 100, maxBackoffMs: 2_000, multiplier: 2 },
@@ -134,6 +142,7 @@ export function withClientDefaults(options: ToolHubAgentClientOptions = {}): Res
     maxReceiveMessageBytes: options.maxReceiveMessageBytes ?? d.maxReceiveMessageBytes,
     caller: options.caller ?? d.caller,
     token: options.token ?? d.token,
+    allowPlaintextToken: options.allowPlaintextToken ?? d.allowPlaintextToken,
     autoIdempotencyKey: options.autoIdempotencyKey ?? d.autoIdempotencyKey,
     metadata: options.metadata ?? {},
     channelOptions: options.channelOptions ?? {},
@@ -180,14 +189,16 @@ export function tlsChannelCredentials(tls: ClientTlsOptions): ChannelCredentials
  * never sends a credential it found in the environment to an address it was handed):
  * `TOOLHUB_TOKEN` (API key or JWT), `TOOLHUB_CLIENT_CA` (CA of the server's certificate),
  * `TOOLHUB_CLIENT_CERT` + `TOOLHUB_CLIENT_KEY` (client certificate, mTLS), `TOOLHUB_CLIENT_TLS=1`
- * (TLS with the system's CAs). Any of the TLS files turns TLS on. Spread the result into the
+ * (TLS with the system's CAs), `TOOLHUB_ALLOW_PLAINTEXT_TOKEN=1` (see {@link ToolHubAgentClientOptions.allowPlaintextToken}).
+ * Any of the TLS files turns TLS on. Spread the result into the
  * options: `connect(address, { ...clientOptionsFromEnv(), caller: 'agent-7' })`.
  * @param env @default process.env
  */
-export function clientOptionsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<ToolHubAgentClientOptions, 'token' | 'tls'> {
-  const out: Pick<ToolHubAgentClientOptions, 'token' | 'tls'> = {};
+export function clientOptionsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<ToolHubAgentClientOptions, 'token' | 'tls' | 'allowPlaintextToken'> {
+  const out: Pick<ToolHubAgentClientOptions, 'token' | 'tls' | 'allowPlaintextToken'> = {};
   const token = env['TOOLHUB_TOKEN']?.trim();
   if (token) out.token = token;
+  if (/^(1|true|yes|on)$/i.test(env['TOOLHUB_ALLOW_PLAINTEXT_TOKEN'] ?? '')) out.allowPlaintextToken = true;
   const files: ClientTlsOptions = {};
   if (env['TOOLHUB_CLIENT_CA']) files.caFile = env['TOOLHUB_CLIENT_CA'];
   if (env['TOOLHUB_CLIENT_CERT']) files.certFile = env['TOOLHUB_CLIENT_CERT'];

@@ -30,6 +30,7 @@ import { randomUUID } from 'node:crypto';
 
 import { channelOptionsOf, type ResolvedClientOptions, type ToolHubAgentClientOptions, withClientDefaults } from './client-options';
 import { AgentKitError, ToolHubCallError } from './errors';
+import { assertTokenTransport } from './plaintext-token';
 import { backoffDelay, sleep } from './retry';
 
 /** Per-call options. */
@@ -82,12 +83,13 @@ export class ToolHubAgentClient implements ToolHubApi {
 
   /**
    * Creates the client. The channel connects lazily on the first call unless `waitForReadyMs` > 0.
-   * @throws AgentKitError invalid_options for bad options.
+   * @throws AgentKitError invalid_options for bad options, and for a token that would go in plaintext to another machine (see allowPlaintextToken).
    * @throws ToolHubCallError unavailable when `waitForReadyMs` > 0 and the server is not reachable in time.
    */
   static async connect(address: string, options: ToolHubAgentClientOptions = {}): Promise<ToolHubAgentClient> {
     if (typeof address !== 'string' || address.trim() === '') throw new AgentKitError('invalid_options', 'address must be "host:port", e.g. "localhost:50051".');
     const o = withClientDefaults(options);
+    assertTokenTransport(address, { token: o.token, secure: Boolean(options.tls) || options.credentials !== undefined, allowPlaintextToken: o.allowPlaintextToken });
     const client = new ToolHubAgentClient(new ToolHubClient(address, o.credentials, channelOptionsOf(o)), o);
     if (o.waitForReadyMs > 0) {
       try {

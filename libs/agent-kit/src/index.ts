@@ -14,6 +14,7 @@ export {
   clientOptionsFromEnv,
   tlsChannelCredentials,
 } from './client-options';
+export { assertTokenTransport, isLoopbackHost, targetHost } from './plaintext-token';
 export { backoffDelay } from './retry';
 export {
   ToolHubCallError,

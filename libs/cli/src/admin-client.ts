@@ -4,7 +4,7 @@
  * gRPC status and the decoded ErrorInfo trailer), so they are reported like agent API failures.
  */
 import { credentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
-import { type ClientTlsOptions, errorInfoOf, tlsChannelCredentials, ToolHubCallError } from '@toolhub/agent-kit';
+import { assertTokenTransport, type ClientTlsOptions, errorInfoOf, tlsChannelCredentials, ToolHubCallError } from '@toolhub/agent-kit';
 import {
   codeFromGrpcStatus,
   ErrorCode,
@@ -41,6 +41,8 @@ export interface AdminCredentials {
   token?: string;
   /** TLS: `true` with the system's CAs, or PEM files. @default plaintext */
   tls?: ClientTlsOptions | true;
+  /** Send the token in plaintext to another machine (see the agent kit's allowPlaintextToken). @default false */
+  allowPlaintextToken?: boolean;
 }
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
@@ -55,7 +57,7 @@ export class RegistryAdminApi {
   /**
    * Creates the client; the channel connects on the first call.
    * @param deadlineMs deadline of each call. @default 10000
-   * @throws AgentKitError invalid_options when a TLS file cannot be read
+   * @throws AgentKitError invalid_options when a TLS file cannot be read, or the token would go in plaintext to another machine
    */
   constructor(
     readonly address: string,
@@ -63,6 +65,7 @@ export class RegistryAdminApi {
     auth: AdminCredentials = {},
   ) {
     this.token = auth.token ?? '';
+    assertTokenTransport(address, { token: this.token, secure: Boolean(auth.tls), allowPlaintextToken: auth.allowPlaintextToken });
     this.raw = new RegistryAdminClient(address, auth.tls ? tlsChannelCredentials(auth.tls === true ? {} : auth.tls) : credentials.createInsecure());
   }
 

@@ -26,13 +26,14 @@ export class Session {
       retry: { maxAttempts: 2, initialBackoffMs: 100, maxBackoffMs: 500 },
       token: this.settings.token,
       tls: this.settings.tls ?? false,
+      allowPlaintextToken: this.settings.allowPlaintextToken,
     });
     return this.agentClient;
   }
 
   /** The registry admin API client. */
   admin(): RegistryAdminApi {
-    this.adminClient ??= new RegistryAdminApi(this.settings.adminAddress, this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, { token: this.settings.token, tls: this.settings.tls });
+    this.adminClient ??= new RegistryAdminApi(this.settings.adminAddress, this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, { token: this.settings.token, tls: this.settings.tls, allowPlaintextToken: this.settings.allowPlaintextToken });
     return this.adminClient;
   }
 

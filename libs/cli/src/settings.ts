@@ -41,6 +41,8 @@ export interface Settings {
    * @default --ca/--cert/--key, else TOOLHUB_CLIENT_CA/_CERT/_KEY, else --tls or TOOLHUB_CLIENT_TLS; else plaintext
    */
   tls: ClientTlsOptions | true | undefined;
+  /** Send the token in plaintext to another machine. @default TOOLHUB_ALLOW_PLAINTEXT_TOKEN=1, else false */
+  allowPlaintextToken: boolean;
 }
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
@@ -73,5 +75,6 @@ export function resolveSettings(flags: GlobalFlags, env: Readonly<Record<string,
     timeoutMs: flags.timeout,
     token: fromEnv.token ?? '',
     tls,
+    allowPlaintextToken: fromEnv.allowPlaintextToken === true,
   };
 }

@@ -98,6 +98,20 @@ describe('toolhub with auth and TLS on', () => {
     expect(r.json()).toMatchObject({ exitCode: EXIT_CODES.unavailable, error: { code: 'unavailable', hint: expect.stringMatching(/If it serves TLS, add --ca/) } });
   });
 
+  it('refuses to send TOOLHUB_TOKEN in plaintext to another machine, on either API, unless TOOLHUB_ALLOW_PLAINTEXT_TOKEN=1', async () => {
+    const remote = { TOOLHUB_TOKEN: AGENT_KEY, TOOLHUB_ADDRESS: '10.255.255.1:50051', TOOLHUB_ADMIN_ADDRESS: '10.255.255.1:50052' };
+    for (const args of [['ls'], ['stats']]) {
+      const r = await cli(remote, args);
+      expect(r.code).toBe(EXIT_CODES.usage);
+      expect(r.stderr).toMatch(/Refusing to send the credential .* in plaintext to 10\.255\.255\.1/);
+      expect(r.stderr).not.toContain(AGENT_KEY);
+    }
+    // Allowed, it is sent: the call then fails on the network (nothing listens there), not as a usage error.
+    const allowed = await cli({ ...remote, TOOLHUB_ALLOW_PLAINTEXT_TOKEN: '1' }, ['--timeout', '300', 'ls']);
+    expect(allowed.code).not.toBe(EXIT_CODES.usage);
+    expect(allowed.stderr).not.toMatch(/Refusing/);
+  });
+
   it('refuses an unreadable CA file and a certificate without its key as usage errors, sending nothing', async () => {
     const missing = await cli({ TOOLHUB_TOKEN: AGENT_KEY }, ['--ca', f('nope.pem'), 'ls']);
     expect(missing.code).toBe(EXIT_CODES.usage);
