@@ -12,7 +12,8 @@ import { type PreloadDoc, PreloadLists, toPreloadList } from './preload';
 import type { StatsDoc } from './stats/fold';
 import { packedBatchCollection, packedStatsCollection, type StoredBatchDoc, type StoredStatsDoc } from './stats/packing';
 import { StatsQueries } from './stats/queries';
-import { type BatchDoc, CallRecorder, type ClaimDoc } from './stats/recorder';
+import { type ClaimDoc, type ClaimLedger, FlatClaims } from './stats/claims';
+import { type BatchDoc, CallRecorder } from './stats/recorder';
 import type {
   ListToolStatsOptions,
   OverlayPatch,
@@ -48,13 +49,15 @@ export class DocumentRegistryStore implements RegistryStore {
     private readonly description: string,
     /** Store statistics' nested arrays and batches' records as text (see stats/packing.ts): for FerretDB. */
     packStatistics = false,
+    /** Where claims are kept; default: the `call_claims` collection, pruned by age. */
+    claims?: ClaimLedger,
   ) {
     const clock = options.clock;
     this.catalog = new ToolCatalog(backend.collection<ToolDoc>('tools'), backend.collection<OverlayDoc>('overlays'), clock);
     this.preload = new PreloadLists(backend.collection<PreloadDoc>('preload_revisions'), clock);
     const stats = packStatistics ? packedStatsCollection(backend.collection<StoredStatsDoc>('tool_stats')) : backend.collection<StatsDoc>('tool_stats');
     const batches = packStatistics ? packedBatchCollection(backend.collection<StoredBatchDoc>('call_batches')) : backend.collection<BatchDoc>('call_batches');
-    this.recorder = new CallRecorder(stats, batches, backend.collection<ClaimDoc>('call_claims'), options);
+    this.recorder = new CallRecorder(stats, batches, claims ?? new FlatClaims(backend.collection<ClaimDoc>('call_claims')), options);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
     this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
     this.vectors = new ToolVectors(backend.collection<VectorDoc>('tool_vectors'));

@@ -10,6 +10,7 @@ import type { DocCollection } from '../src/backend';
 import { NedbBackend } from '../src/embedded/nedb-backend';
 import { StoreError } from '../src/errors';
 import { withStoreDefaults } from '../src/options';
+import { FlatClaims } from '../src/stats/claims';
 import type { StatsDoc } from '../src/stats/fold';
 import { type BatchDoc, CallRecorder, type ClaimDoc } from '../src/stats/recorder';
 import { FakeClock, calls } from '../src/testing';
@@ -60,7 +61,7 @@ describe('CallRecorder', () => {
     const clock = new FakeClock();
     const tools = Array.from({ length: 12 }, (_, i) => `local:tool_${i}`);
     const { stats, seen } = observedStats(backend.collection<StatsDoc>('tool_stats'), 'local:tool_7');
-    const recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), backend.collection<ClaimDoc>('call_claims'), withStoreDefaults({ clock: clock.read }));
+    const recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read }));
     const events = tools.flatMap((t, i) => calls(`e${i}`, t, i + 1));
 
     let inFlightAtRejection = -1;
@@ -94,7 +95,7 @@ describe('CallRecorder', () => {
       },
     };
     const stats = backend.collection<StatsDoc>('tool_stats');
-    const recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), claims, withStoreDefaults({ clock: clock.read }));
+    const recorder = new CallRecorder(stats, backend.collection<BatchDoc>('call_batches'), new FlatClaims(claims), withStoreDefaults({ clock: clock.read }));
 
     const first = calls('a', 'local:echo', 3);
     expect(await recorder.record(first)).toEqual({ recorded: 3, duplicates: 0, rejected: [], upkeepError: expect.stringContaining('65535') });

@@ -1,10 +1,11 @@
 /**
  * Exactly-once counting of `tool.called` events without multi-document transactions.
  *
- * Three collections: `call_batches` (a batch of records, written as ONE document, so its content
- * is fixed the moment it exists), `call_claims` (one document per event id, `_id` = event id,
- * naming the batch that counts it: the first insert wins, later ones fail on the unique `_id`),
- * and `tool_stats` (one document per tool, updated by compare-and-set on `rev`).
+ * Three kinds of collections: `call_batches` (a batch of records, written as ONE document, so its
+ * content is fixed the moment it exists), the claims (one document per event id, `_id` = event id,
+ * naming the batch that counts it: the first insert wins, later ones fail on the unique `_id`; kept
+ * by a {@link ClaimLedger}: one collection pruned by age, or one per time slot dropped whole), and
+ * `tool_stats` (one document per tool, updated by compare-and-set on `rev`).
  *
  * recordCalls → for each batch B:
  *   1. insert B with its records;
@@ -24,7 +25,8 @@
  * same document) makes applying a group twice impossible. Hence a crash anywhere is repaired by a
  * redelivery, the next start-up, or the periodic sweep, and nothing is lost or double counted.
  * A guard entry is dropped once its batch is deleted and older than `guardGraceMs`.
- * Limits: an event redelivered after `dedupWindowMs` is counted again (claims are pruned); a
+ * Limits: an event redelivered after `dedupWindowMs` is counted again (claims are pruned; with
+ * slotted claims the window runs from the event's timestamp, see slotted-claims.ts); a
  * writer that stalls longer than `guardGraceMs` between reading and writing one tool's stats
  * while another process finishes its batch could count that group twice. The compare-and-set
  * needs a backend whose conditional replace is atomic: MongoDB's is; FerretDB 1.24 on PostgreSQL
@@ -41,6 +43,7 @@ import { StoreError } from '../errors';
 import type { RecordStep, ResolvedStoreOptions } from '../options';
 import type { RecordCallsResult } from '../store';
 import { invalid } from '../validation';
+import type { ClaimLedger } from './claims';
 import { type CallRecord, normalizeEvents } from './events';
 import { type GuardEntry, type StatsDoc, emptyStats, foldCalls } from './fold';
 
@@ -50,11 +53,7 @@ export interface BatchDoc extends BaseDoc {
   events: CallRecord[];
 }
 
-/** Event id → the batch that counts it. */
-export interface ClaimDoc extends BaseDoc {
-  b: string;
-  at: number;
-}
+export type { ClaimDoc } from './claims';
 
 const CAS_ATTEMPTS = 100;
 /** Statistics documents of one batch written at once. */
@@ -82,7 +81,7 @@ export class CallRecorder {
   constructor(
     private readonly stats: DocCollection<StatsDoc>,
     private readonly batches: DocCollection<BatchDoc>,
-    private readonly claims: DocCollection<ClaimDoc>,
+    private readonly claims: ClaimLedger,
     private readonly options: ResolvedStoreOptions,
   ) {
     this.failAt = options.failAt;
@@ -96,8 +95,8 @@ export class CallRecorder {
       recorded += await this.recordBatch(records.slice(i, i + this.options.maxBatchEvents));
     }
     // The batch is counted: a failing upkeep must not fail it (its redelivery would then wait out
-    // the consumer's ack wait for nothing). Seen on FerretDB, which refuses to prune more than
-    // 65,535 expired claims in one delete.
+    // the consumer's ack wait for nothing). Seen on FerretDB, which refused to prune more than
+    // 65,535 expired claims in one delete (before MongoRegistryStore's claims were slotted).
     const upkeepError = await this.housekeeping().then(
       () => undefined,
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
@@ -138,16 +137,8 @@ export class CallRecorder {
   }
 
   /** Claims every record of `batch` for it where still unclaimed; returns event id → owner. */
-  private async claim(batch: BatchDoc): Promise<Map<string, string>> {
-    const taken = await this.claims.insertNew(batch.events.map((e) => ({ _id: e.id, b: batch._id, at: batch.at })));
-    // What this insert created is ours; only the claims that existed are read back (usually none:
-    // a redelivery or a batch finished by someone else). Reading all of them back cost a query
-    // that FerretDB answers by scanning the whole claims collection.
-    const owners = new Map(batch.events.map((e) => [e.id, batch._id]));
-    if (taken.length === 0) return owners;
-    for (const id of taken) owners.delete(id);
-    for (const c of await this.claims.find({ _id: { $in: taken } }, { include: ['b'] })) owners.set(c._id, c.b);
-    return owners;
+  private claim(batch: BatchDoc): Promise<Map<string, string>> {
+    return this.claims.claim(batch);
   }
 
   /** Steps 2, 4 and 5 for `batch`; returns how many records it counts. */
@@ -236,7 +227,7 @@ export class CallRecorder {
     }
     if (now - this.lastPrune >= Math.min(MAX_PRUNE_INTERVAL_MS, this.options.dedupWindowMs / 4)) {
       this.lastPrune = now;
-      await this.claims.delete({ at: { $lt: now - this.options.dedupWindowMs } });
+      await this.claims.prune(now, this.options.dedupWindowMs);
     }
   }
 
