@@ -17,9 +17,9 @@ describe('failureClass', () => {
 });
 
 describe('normalizeEvents', () => {
-  it('fills a missing timestamp with now, clamps latency, and derives the tool id from provider and name', () => {
+  it('fills a missing timestamp with now (marking the record untimed), clamps latency, and derives the tool id from provider and name', () => {
     const { records } = normalizeEvents([called('a', '', { provider: 'local', name: 'x', latencyMs: 1e12, timestampUnixMs: 0 })], 42);
-    expect(records).toEqual([{ id: 'a', t: 'local:x', ok: true, c: '', l: MAX_LATENCY_MS, ts: 42, fb: false }]);
+    expect(records).toEqual([{ id: 'a', t: 'local:x', ok: true, c: '', l: MAX_LATENCY_MS, ts: 42, fb: false, u: true }]);
   });
 });
 
@@ -93,6 +93,13 @@ describe('stored call batches (packing)', () => {
     const stored = packBatch(batch());
     expect(stored.events).toBe('[["e-1","local:x",1,"",12,1699999999000,0],["e-\\"2\\"","mcp:web_fetch",0,"timeout",30000,1700000000000,1]]');
     expect(unpackBatch(stored)).toEqual(batch());
+  });
+
+  it('keeps the mark of a record whose event had no timestamp (its claim is placed by it)', () => {
+    const untimed = { _id: 'batch2', at: 5, events: [{ id: 'u-1', t: 'local:x', ok: true, c: '', l: 1, ts: 5, fb: false, u: true as const }] };
+    const stored = packBatch(untimed);
+    expect(stored.events).toBe('[["u-1","local:x",1,"",1,5,0,1]]');
+    expect(unpackBatch(stored)).toEqual(untimed);
   });
 
   it('reads batches stored by earlier versions, with arrays, and leaves out what a projection left out', () => {

@@ -38,12 +38,17 @@ export function durabilityContract(ctx: ContractContext): void {
       TEST_TIMEOUT,
     );
 
-    for (const step of STEPS) {
+    // Events with and without a timestamp: a store may keep their claims apart (MongoRegistryStore
+    // places a timestamped event's claim by its time, slotted-claims.ts).
+    for (const [step, timed] of STEPS.flatMap((s) => [[s, false] as const, [s, true] as const])) {
+      const kind = timed ? ' (events with timestamps, two claim slots apart)' : '';
+      // Ten minutes apart: in different claim slots of MongoRegistryStore.
+      const stamp = (minutesAgo: number) => (timed ? { timestampUnixMs: ctx.clock.now - minutesAgo * 60_000 } : {});
       it(
-        `counts every event exactly once after a crash at ${step}, a restart${ctx.claimsSurviveRestart ? ' and a redelivery' : ''}`,
+        `counts every event exactly once after a crash at ${step}, a restart${ctx.claimsSurviveRestart ? ' and a redelivery' : ''}${kind}`,
         async () => {
-          await ctx.store().recordCalls(calls('earlier', 'local:file_read', 3));
-          const batch = [...calls('c', 'local:file_read', 4), ...calls('d', 'mcp:web_fetch', 2, { status: 'tool_error' })];
+          await ctx.store().recordCalls(calls('earlier', 'local:file_read', 3, stamp(30)));
+          const batch = [...calls('c', 'local:file_read', 4, stamp(11)), ...calls('d', 'mcp:web_fetch', 2, { status: 'tool_error', ...stamp(1) })];
           const crashing = await ctx.restart({ failAt: step });
           await expect(crashing.recordCalls(batch)).rejects.toThrow(/Injected failure/);
 
@@ -61,12 +66,12 @@ export function durabilityContract(ctx: ContractContext): void {
       );
 
       it(
-        `counts every event exactly once when a batch interrupted at ${step} is redelivered, with new events, to a store that did not restart`,
+        `counts every event exactly once when a batch interrupted at ${step} is redelivered, with new events, to a store that did not restart${kind}`,
         async () => {
-          const batch = [...calls('c', 'local:file_read', 4), ...calls('d', 'mcp:web_fetch', 2)];
+          const batch = [...calls('c', 'local:file_read', 4, stamp(11)), ...calls('d', 'mcp:web_fetch', 2, stamp(1))];
           const store = await ctx.restart({ failAt: step });
           await expect(store.recordCalls(batch)).rejects.toThrow(/Injected failure/);
-          const redelivery = [...calls('new', 'mcp:web_fetch', 2), ...batch];
+          const redelivery = [...calls('new', 'mcp:web_fetch', 2, stamp(25)), ...batch];
           const result = await store.recordCalls(redelivery);
           expect(result.recorded + result.duplicates).toBe(8);
           expect((await store.getToolStats('local:file_read'))?.calls).toBe(4);

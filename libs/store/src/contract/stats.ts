@@ -77,18 +77,22 @@ export function statsContract(ctx: ContractContext): void {
       TEST_TIMEOUT,
     );
 
-    it(
-      'counts each event once when overlapping batches are recorded concurrently',
-      async () => {
-        const all = [...calls('x', 'local:file_read', 30), ...calls('y', 'mcp:web_fetch', 30)];
-        const slices = [all.slice(0, 25), all.slice(10, 40), all.slice(20, 60), all.slice(0, 60), all.slice(35, 50)];
-        const results = await Promise.all(slices.map((s) => ctx.store().recordCalls(s)));
-        expect(results.reduce((n, r) => n + r.recorded, 0)).toBe(60);
-        expect((await ctx.store().getToolStats('local:file_read'))?.calls).toBe(30);
-        expect((await ctx.store().getToolStats('mcp:web_fetch'))?.calls).toBe(30);
-      },
-      TEST_TIMEOUT,
-    );
+    for (const timed of [false, true]) {
+      it(
+        `counts each event once when overlapping batches are recorded concurrently${timed ? ' (events with timestamps, over two claim slots)' : ''}`,
+        async () => {
+          // Timestamps 1 and 12 minutes back: two claim slots of MongoRegistryStore, neither existing yet.
+          const at = (i: number) => (timed ? { timestampUnixMs: ctx.clock.now - (i % 2 === 0 ? 60_000 : 12 * 60_000) } : {});
+          const all = [...calls('x', 'local:file_read', 30), ...calls('y', 'mcp:web_fetch', 30)].map((e, i) => ({ ...e, ...at(i) }));
+          const slices = [all.slice(0, 25), all.slice(10, 40), all.slice(20, 60), all.slice(0, 60), all.slice(35, 50)];
+          const results = await Promise.all(slices.map((s) => ctx.store().recordCalls(s)));
+          expect(results.reduce((n, r) => n + r.recorded, 0)).toBe(60);
+          expect((await ctx.store().getToolStats('local:file_read'))?.calls).toBe(30);
+          expect((await ctx.store().getToolStats('mcp:web_fetch'))?.calls).toBe(30);
+        },
+        TEST_TIMEOUT,
+      );
+    }
 
     it(
       'skips malformed events, says why, and counts the rest',

@@ -19,17 +19,21 @@ import {
 
 import type { Backend, BaseDoc, CollectionName, DocCollection, Filter, FindOptions } from '../backend';
 import { StoreError } from '../errors';
+import type { ClaimSpace } from '../stats/slotted-claims';
 
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+const NAMESPACE_EXISTS = 48;
 
 /** Indexes created at start-up (idempotent). `_id` is the unique key of every collection. */
-const INDEXES: ReadonlyArray<{ collection: CollectionName; keys: Record<string, 1 | -1>; name: string; unique?: boolean }> = [
+const INDEXES: ReadonlyArray<{ collection: CollectionName | 'call_claims_untimed'; keys: Record<string, 1 | -1>; name: string; unique?: boolean }> = [
   { collection: 'tools', keys: { provider: 1, name: 1 }, name: 'provider_name_unique', unique: true },
   { collection: 'overlays', keys: { provider: 1 }, name: 'provider' },
   { collection: 'preload_revisions', keys: { revision: -1 }, name: 'revision_unique', unique: true },
   { collection: 'tool_stats', keys: { provider: 1 }, name: 'provider' },
   { collection: 'call_batches', keys: { at: 1 }, name: 'at' },
-  { collection: 'call_claims', keys: { at: 1 }, name: 'at' },
+  // Not `call_claims`: this version only reads it until it is dropped (stats/slotted-claims.ts).
+  { collection: 'call_claims_untimed', keys: { at: 1 }, name: 'at' },
   { collection: 'audit_log', keys: { atUnixMs: -1 }, name: 'at' },
 ];
 
@@ -66,6 +70,41 @@ export class MongoBackend implements Backend {
 
   collection<T extends BaseDoc>(name: CollectionName): DocCollection<T> {
     return new MongoDocCollection<T>(this.db.collection<BaseDoc>(name), name);
+  }
+
+  /** The claim collections (`call_claims*`), created, listed and dropped by name. */
+  claimSpace(): ClaimSpace {
+    const db = this.db;
+    const wrap = async <R>(op: string, name: string, fn: () => Promise<R>): Promise<R> => {
+      try {
+        return await fn();
+      } catch (err) {
+        throw new StoreError('backend', `MongoDB ${op} of ${name} failed: ${messageOf(err)}`, { cause: err, retryable: isTransient(err) });
+      }
+    };
+    return {
+      collection: <T extends BaseDoc>(name: string) => new MongoDocCollection<T>(db.collection<BaseDoc>(claimName(name)), name),
+      create: (name) =>
+        wrap('createCollection', name, async () => {
+          try {
+            await db.createCollection(claimName(name));
+          } catch (err) {
+            if (!(err instanceof MongoServerError && err.code === NAMESPACE_EXISTS)) throw err;
+          }
+        }),
+      names: (prefix) =>
+        wrap('listCollections', prefix, async () =>
+          (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).filter((n) => n.startsWith(claimName(prefix))),
+        ),
+      drop: (name) =>
+        wrap('drop', name, async () => {
+          try {
+            await db.collection(claimName(name)).drop();
+          } catch (err) {
+            if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
+          }
+        }),
+    };
   }
 
   async close(): Promise<void> {
@@ -137,6 +176,12 @@ class MongoDocCollection<T extends BaseDoc> implements DocCollection<T> {
       throw new StoreError('backend', `MongoDB ${op} on ${this.name} failed: ${messageOf(err)}`, { cause: err, retryable: isTransient(err) });
     }
   }
+}
+
+/** A claim collection's name, checked: only `call_claims*` may be created or dropped through a ClaimSpace. */
+function claimName(name: string): string {
+  if (!/^call_claims[a-z0-9_]*$/.test(name)) throw new StoreError('backend', `Not a claims collection: ${JSON.stringify(name)}.`, { retryable: false });
+  return name;
 }
 
 /** Our filters use the query subset of {@link Filter}; the driver types them against the document. */

@@ -4,6 +4,8 @@ import type { MongoClientOptions } from 'mongodb';
 import { DocumentRegistryStore } from '../document-store';
 import { StoreError } from '../errors';
 import { type StoreOptions, positiveInt, withStoreDefaults } from '../options';
+import type { ClaimLedger } from '../stats/claims';
+import { SlottedClaims } from '../stats/slotted-claims';
 import { MongoBackend, redactUrl } from './mongo-backend';
 
 /** Options of {@link MongoRegistryStore.connect}. */
@@ -33,9 +35,10 @@ const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,63}$/;
  * replace is not atomic, see stats/recorder.ts and the README).
  */
 export class MongoRegistryStore extends DocumentRegistryStore {
-  private constructor(backend: MongoBackend, options: ReturnType<typeof withStoreDefaults>, description: string) {
+  private constructor(backend: MongoBackend, options: ReturnType<typeof withStoreDefaults>, description: string, claims: ClaimLedger) {
     // FerretDB decodes every document on each lookup: compact statistics documents keep that cheap.
-    super(backend, options, description, true);
+    // Claims in one collection per time slot, dropped when expired (FerretDB cannot prune one big one).
+    super(backend, options, description, true, claims);
   }
 
   /**
@@ -60,7 +63,14 @@ export class MongoRegistryStore extends DocumentRegistryStore {
       serverSelectionTimeoutMS: connectTimeoutMs,
       connectTimeoutMS: connectTimeoutMs,
     });
-    const store = new MongoRegistryStore(backend, resolved, `MongoDB ${redactUrl(url)} database ${dbName}`);
+    let claims: ClaimLedger;
+    try {
+      claims = await SlottedClaims.open(backend.claimSpace(), resolved);
+    } catch (err) {
+      await backend.close();
+      throw err;
+    }
+    const store = new MongoRegistryStore(backend, resolved, `MongoDB ${redactUrl(url)} database ${dbName}`, claims);
     try {
       await store.recoverPending();
     } catch (err) {

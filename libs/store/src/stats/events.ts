@@ -28,6 +28,11 @@ export interface CallRecord {
   ts: number;
   /** Served by a fallback. */
   fb: boolean;
+  /**
+   * The event carried no timestamp (`ts` is when it was first recorded, different for each
+   * delivery): its claim cannot be placed by time (see slotted-claims.ts). Absent otherwise.
+   */
+  u?: true;
 }
 
 /** The records of the valid events, the rejected ones, and repeats within the input. */
@@ -73,7 +78,9 @@ export function normalizeEvents(events: readonly ToolCalled[], now: number): Nor
     }
     seen.add(id);
     const cls = failureClass(event);
-    records.push({ id, t: tool, ok: cls === undefined, c: cls ?? '', l: clampLatency(latency), ts: ts > 0 ? ts : now, fb: Boolean(event.fallbackUsed) });
+    const record: CallRecord = { id, t: tool, ok: cls === undefined, c: cls ?? '', l: clampLatency(latency), ts: ts > 0 ? ts : now, fb: Boolean(event.fallbackUsed) };
+    if (ts === 0) record.u = true;
+    records.push(record);
   });
   return { records, rejected, duplicates };
 }

@@ -44,18 +44,25 @@ export function packedStatsCollection(raw: DocCollection<StoredStatsDoc>): DocCo
   return mapped(raw, packStats, unpackStats);
 }
 
-/** A call batch as stored: its records as `[[id, t, ok, c, l, ts, fb], ...]` JSON text. */
+/**
+ * A call batch as stored: its records as `[[id, t, ok, c, l, ts, fb], ...]` JSON text, with an
+ * eighth element 1 for an event without a timestamp (`u`).
+ */
 export type StoredBatchDoc = Omit<BatchDoc, 'events'> & { events: string | CallRecord[] } & BaseDoc;
 
 /** The batch with its records as JSON text (ok and fb as 1/0). */
 export function packBatch(doc: BatchDoc): StoredBatchDoc {
-  return { ...doc, events: JSON.stringify(doc.events.map((r) => [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0])) };
+  return { ...doc, events: JSON.stringify(doc.events.map((r) => (r.u ? [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, 1] : [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0]))) };
 }
 
 /** The batch as the recorder uses it; a projection without `events` stays without. */
 export function unpackBatch(stored: StoredBatchDoc): BatchDoc {
   if (typeof stored.events !== 'string') return stored as BatchDoc;
-  const events = (JSON.parse(stored.events) as Array<[string, string, number, string, number, number, number]>).map(([id, t, ok, c, l, ts, fb]) => ({ id, t, ok: ok === 1, c, l, ts, fb: fb === 1 }));
+  const events = (JSON.parse(stored.events) as Array<[string, string, number, string, number, number, number, number?]>).map(([id, t, ok, c, l, ts, fb, u]) => {
+    const record: CallRecord = { id, t, ok: ok === 1, c, l, ts, fb: fb === 1 };
+    if (u === 1) record.u = true;
+    return record;
+  });
   return { ...stored, events };
 }
 
