@@ -81,6 +81,25 @@ describe('MongoRegistryStore claims', () => {
     expect(sum).toBe(total + 1);
   }, 180_000);
 
+  it('forgets expired claims of events without a timestamp by generation, and refuses a redelivery across a generation boundary within the window', async () => {
+    const clock = new FakeClock(); // 12:30; generations of the 1 h window start on the hour
+    const store = await open(clock);
+    const total = 70_000;
+    for (let i = 0; i < total; i += 5000) {
+      expect(await store.recordCalls(Array.from({ length: 5000 }, (_, j) => called(`u-${i + j}`, `local:tool_${j % 20}`)))).toMatchObject({ recorded: 5000 });
+    }
+    // 40 min later, in the next generation: still refused, in a batch of another composition.
+    clock.advance(40 * 60_000);
+    expect(await store.recordCalls([called('u-new', 'local:tool_0'), called('u-3', 'local:tool_3'), called('u-69999', 'local:tool_19')])).toEqual({ recorded: 1, duplicates: 2, rejected: [] });
+    // Two windows on, every earlier generation is dropped, far above 65,535 claims.
+    clock.advance(2 * HOUR);
+    const result = await store.recordCalls([called('u-later', 'local:tool_0')]);
+    expect(result.upkeepError).toBeUndefined();
+    expect(await claimCount()).toBe(2); // u-later in the previous and the current generation
+    const sum = (await store.listToolStats({ limit: 100 })).reduce((n, st) => n + st.calls, 0);
+    expect(sum).toBe(total + 2);
+  }, 180_000);
+
   it('honours claims stored by the previous version (one collection) until they age out, then drops that collection', async () => {
     const clock = new FakeClock();
     const t0 = clock.now;

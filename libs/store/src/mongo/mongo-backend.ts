@@ -26,14 +26,13 @@ const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
 
 /** Indexes created at start-up (idempotent). `_id` is the unique key of every collection. */
-const INDEXES: ReadonlyArray<{ collection: CollectionName | 'call_claims_untimed'; keys: Record<string, 1 | -1>; name: string; unique?: boolean }> = [
+const INDEXES: ReadonlyArray<{ collection: CollectionName; keys: Record<string, 1 | -1>; name: string; unique?: boolean }> = [
   { collection: 'tools', keys: { provider: 1, name: 1 }, name: 'provider_name_unique', unique: true },
   { collection: 'overlays', keys: { provider: 1 }, name: 'provider' },
   { collection: 'preload_revisions', keys: { revision: -1 }, name: 'revision_unique', unique: true },
   { collection: 'tool_stats', keys: { provider: 1 }, name: 'provider' },
   { collection: 'call_batches', keys: { at: 1 }, name: 'at' },
-  // Not `call_claims`: this version only reads it until it is dropped (stats/slotted-claims.ts).
-  { collection: 'call_claims_untimed', keys: { at: 1 }, name: 'at' },
+  // None on the claims: they are found by `_id` and dropped by collection (stats/slotted-claims.ts).
   { collection: 'audit_log', keys: { atUnixMs: -1 }, name: 'at' },
 ];
 

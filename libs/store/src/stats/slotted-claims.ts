@@ -5,24 +5,25 @@
  * refused above 65,535 matches; every other delete or read is a sequential scan too. Dropping a
  * collection costs a few ms whatever it holds.
  *
- * Where an event's claim lives is a pure function of the event, so every writer, a redelivery in
- * any batch and the recovery of a crashed batch all insert into (and read) the same collection:
- * - an event with a timestamp: `call_claims_s<n>`, n = its timestamp ÷ {@link CLAIM_SLOT_MS};
- *   dropped once the slot's end is `dedupWindowMs` old. So a redelivery is refused within
- *   `dedupWindowMs` of the event's timestamp (not of its first counting). A batch that claims
- *   events whose slot is already half a window old (late events) leaves a hold in
+ * An event is claimed in a short chain of collections (see {@link SlottedClaims.chain}): each
+ * claim is an insert-if-absent on the unique `_id`, each one after the first names the owner found
+ * in the one before, and the last one decides. Every writer, a redelivery in any batch and the
+ * recovery of a crashed batch therefore agree on the owner, with no compare-and-set (FerretDB's is
+ * not atomic), on MongoDB and FerretDB alike:
+ * - an event with a timestamp: `call_claims_s<n>`, n = its timestamp ÷ {@link CLAIM_SLOT_MS} (a
+ *   pure function of the event); dropped once the slot's end is `dedupWindowMs` old. So a
+ *   redelivery is refused within `dedupWindowMs` of the event's timestamp. A batch that claims
+ *   events whose slot ended more than half a window ago (late events) leaves a hold in
  *   `call_claims_meta`, and the slot is kept until that hold is `dedupWindowMs` old;
  * - an event without one (its `ts` was filled in at normalisation, different for each delivery):
- *   `call_claims_untimed`, pruned by age as before (ToolHub's dispatchers stamp every event);
+ *   the previous and the current generation `call_claims_u<window>_<g>`, g = now ÷ window. A
+ *   redelivery within a window of the first counting falls in the same or the next generation, so
+ *   it finds the claim; a generation is dropped a window after its end;
  * - the claims of the version before (`call_claims`, one collection) are still honoured until they
  *   age out: an event that may have been counted there (untimed, or timestamped before the upgrade
- *   plus {@link LEGACY_ROLLOUT_MS}) is first claimed there, and its slot claim names the owner found
- *   there. The owner of an event is always the one its slot (or untimed) claim names, so writers
- *   that disagree on whether the old collection still counts cannot both own an event. The old
- *   collection is dropped `dedupWindowMs + LEGACY_ROLLOUT_MS` after the upgrade was first seen.
- *
- * Each claim is still one document inserted with a unique `_id`, so exactly-once holds with two
- * writers on MongoDB and on FerretDB alike (no compare-and-set involved).
+ *   plus {@link LEGACY_ROLLOUT_MS}) has it first in its chain. Writers that disagree on whether it
+ *   still counts cannot both own an event (the last link decides). It is dropped `dedupWindowMs +
+ *   LEGACY_ROLLOUT_MS` after the upgrade was first seen.
  */
 import type { BaseDoc, DocCollection } from '../backend';
 import { type ClaimBatch, type ClaimDoc, type ClaimLedger, insertClaims } from './claims';
@@ -34,8 +35,8 @@ export const CLAIM_SLOT_MS = 10 * 60_000;
 export const LEGACY_ROLLOUT_MS = 60 * 60_000;
 /** The one collection of per-event claims of the version before. */
 export const LEGACY_CLAIMS = 'call_claims';
-/** Claims of events without a timestamp. */
-export const UNTIMED_CLAIMS = 'call_claims_untimed';
+/** Claims of events without a timestamp: `call_claims_u<window>_<generation>`. */
+const UNTIMED_PREFIX = 'call_claims_u';
 /** When the legacy collection was first seen by this version, and holds on slots written late. */
 export const CLAIMS_META = 'call_claims_meta';
 const SLOT_PREFIX = 'call_claims_s';
@@ -63,9 +64,14 @@ export function claimSlot(ts: number): number {
   return Math.floor(ts / CLAIM_SLOT_MS);
 }
 
-/** The collection holding the claim of `record`. */
-export function claimCollection(record: Pick<CallRecord, 'ts' | 'u'>): string {
-  return record.u ? UNTIMED_CLAIMS : `${SLOT_PREFIX}${claimSlot(record.ts)}`;
+/** The collection holding the claims of timestamped events in the slot of `ts`. */
+export function slotCollection(ts: number): string {
+  return `${SLOT_PREFIX}${claimSlot(ts)}`;
+}
+
+/** The collection of untimed events' claims made in generation `g` (generations `windowMs` long). */
+export function untimedCollection(windowMs: number, g: number): string {
+  return `${UNTIMED_PREFIX}${windowMs}_${g}`;
 }
 
 /** Claims in per-slot collections; see the file comment. */
@@ -94,35 +100,59 @@ export class SlottedClaims implements ClaimLedger {
     return new SlottedClaims(space, options, since);
   }
 
+  /**
+   * The collections `record` is claimed in at `now`, oldest first. Each claim after the first names
+   * the owner found in the one before (so the owner is carried forward), and the LAST one decides:
+   * a legacy claim (while honoured), then for an untimed event the previous and the current
+   * generation, for a timestamped one its slot.
+   */
+  chain(record: Pick<CallRecord, 'ts' | 'u'>, now: number): string[] {
+    const chain: string[] = [];
+    if (this.legacyHonoured(now) && (record.u || record.ts < this.legacySince! + LEGACY_ROLLOUT_MS)) chain.push(LEGACY_CLAIMS);
+    if (record.u) {
+      const window = this.options.dedupWindowMs;
+      const g = Math.floor(now / window);
+      chain.push(untimedCollection(window, g - 1), untimedCollection(window, g));
+    } else {
+      chain.push(slotCollection(record.ts));
+    }
+    return chain;
+  }
+
   async claim(batch: ClaimBatch): Promise<Map<string, string>> {
     const now = this.options.clock();
-    // Events that may have been counted by the version before: their owner is the legacy claim's.
-    const legacyOwners = new Map<string, string>();
-    if (this.legacyHonoured(now)) {
-      const since = this.legacySince!;
-      const probe = batch.events.filter((r) => r.u || r.ts < since + LEGACY_ROLLOUT_MS);
-      if (probe.length > 0) {
-        for (const [id, b] of await insertClaims(this.space.collection<ClaimDoc>(LEGACY_CLAIMS), probe.map((r) => ({ _id: r.id, b: batch._id, at: batch.at })))) legacyOwners.set(id, b);
+    const chains = batch.events.map((r) => ({ id: r.id, chain: this.chain(r, now) }));
+    /** Event id → the owner named by the last collection claimed so far. */
+    const carried = new Map<string, string>();
+    const owners = new Map<string, string>();
+    for (let level = 0; ; level++) {
+      const groups = new Map<string, ClaimDoc[]>();
+      for (const { id, chain } of chains) {
+        const name = chain[level];
+        if (name === undefined) continue;
+        const doc = { _id: id, b: carried.get(id) ?? batch._id, at: batch.at };
+        const group = groups.get(name);
+        if (group) group.push(doc);
+        else groups.set(name, [doc]);
+      }
+      if (groups.size === 0) break;
+      await this.holdLateSlots([...groups.keys()], now);
+      carried.clear();
+      const settled = await Promise.allSettled(
+        [...groups].map(async ([name, docs]) => {
+          await this.ensure(name);
+          for (const [id, b] of await insertClaims(this.space.collection<ClaimDoc>(name), docs)) carried.set(id, b);
+        }),
+      );
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      // A record whose chain ends here has its owner: what this level's claim names.
+      for (const { id, chain } of chains) {
+        if (chain.length !== level + 1) continue;
+        const owner = carried.get(id);
+        if (owner !== undefined) owners.set(id, owner);
       }
     }
-    const groups = new Map<string, ClaimDoc[]>();
-    for (const r of batch.events) {
-      const name = claimCollection(r);
-      const doc = { _id: r.id, b: legacyOwners.get(r.id) ?? batch._id, at: batch.at };
-      const group = groups.get(name);
-      if (group) group.push(doc);
-      else groups.set(name, [doc]);
-    }
-    await this.holdLateSlots([...groups.keys()], now);
-    const owners = new Map<string, string>();
-    const settled = await Promise.allSettled(
-      [...groups].map(async ([name, docs]) => {
-        await this.ensure(name);
-        for (const [id, b] of await insertClaims(this.space.collection<ClaimDoc>(name), docs)) owners.set(id, b);
-      }),
-    );
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
     return owners;
   }
 
@@ -139,7 +169,13 @@ export class SlottedClaims implements ClaimLedger {
       this.known.delete(name);
       if (held !== undefined) await meta.delete({ _id: `${HOLD_PREFIX}${name}` });
     }
-    await this.space.collection<ClaimDoc>(UNTIMED_CLAIMS).delete({ at: { $lt: cutoff } });
+    // A generation is read as the previous one until a window after its end.
+    for (const name of await this.space.names(UNTIMED_PREFIX)) {
+      const m = /^(\d+)_(\d+)$/.exec(name.slice(UNTIMED_PREFIX.length));
+      if (!m || (Number(m[2]) + 1) * Number(m[1]) > cutoff) continue;
+      await this.space.drop(name);
+      this.known.delete(name);
+    }
     if (this.legacySince !== undefined && !this.legacyHonoured(now)) await this.space.drop(LEGACY_CLAIMS);
   }
 
