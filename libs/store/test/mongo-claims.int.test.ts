@@ -9,6 +9,7 @@ import { mongoUrl } from '@toolhub/test-harness';
 import { type Db, MongoClient } from 'mongodb';
 
 import { MongoRegistryStore, type RegistryStore } from '../src/index';
+import { packBatch } from '../src/stats/packing';
 import { CLAIM_SLOT_MS, LEGACY_ROLLOUT_MS } from '../src/stats/slotted-claims';
 import { FakeClock, called, calls } from '../src/testing';
 
@@ -125,6 +126,38 @@ describe('MongoRegistryStore claims', () => {
     clock.advance(HOUR + LEGACY_ROLLOUT_MS + 60_000);
     await store.recordCalls([called('later', 'mcp:web_fetch', { timestampUnixMs: clock.now })]);
     expect(await collectionNames()).not.toContain('call_claims');
+  }, 60_000);
+
+  it('finishes a batch the previous version left behind (crashed after claiming) exactly once at start-up, and refuses its redelivery', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now;
+    // As the version before left it: the batch (records packed without the untimed mark) and its
+    // claims in `call_claims`; one event was claimed earlier by another, finished batch.
+    const records = [
+      { id: 'ob-1', t: 'local:file_read', ok: true, c: '', l: 5, ts: t0 - 3 * 60_000, fb: false },
+      { id: 'ob-2', t: 'local:file_read', ok: false, c: 'tool_error', l: 7, ts: t0 - 2 * 60_000, fb: false }, // had no timestamp
+      { id: 'ob-3', t: 'mcp:web_fetch', ok: true, c: '', l: 9, ts: t0 - 4 * 60_000, fb: false },
+    ];
+    await db.collection('call_batches').insertOne(packBatch({ _id: 'old-b', at: t0 - 2 * 60_000, events: records }) as never);
+    await db.collection('call_claims').insertMany([
+      { _id: 'ob-1', b: 'old-b', at: t0 - 2 * 60_000 },
+      { _id: 'ob-2', b: 'old-b', at: t0 - 2 * 60_000 },
+      { _id: 'ob-3', b: 'old-other', at: t0 - 5 * 60_000 },
+    ] as never[]);
+
+    const store = await open(clock);
+    expect(await store.getToolStats('local:file_read')).toMatchObject({ calls: 2, failureCount: 1 });
+    expect(await store.getToolStats('mcp:web_fetch')).toBeUndefined();
+    expect(await db.collection('call_batches').countDocuments()).toBe(0);
+    const redelivery = [
+      called('ob-1', 'local:file_read', { timestampUnixMs: t0 - 3 * 60_000 }),
+      called('ob-2', 'local:file_read', { status: 'tool_error' }),
+      called('ob-3', 'mcp:web_fetch', { timestampUnixMs: t0 - 4 * 60_000 }),
+      called('fresh', 'mcp:web_fetch', { timestampUnixMs: t0 }),
+    ];
+    expect(await store.recordCalls(redelivery)).toEqual({ recorded: 1, duplicates: 3, rejected: [] });
+    expect((await store.getToolStats('local:file_read'))?.calls).toBe(2);
+    expect((await store.getToolStats('mcp:web_fetch'))?.calls).toBe(1);
   }, 60_000);
 
   it('stores opened later honour the old claims until the same deadline, set once by the first store that saw them', async () => {
