@@ -22,7 +22,7 @@ import {
   waitFor,
 } from '@toolhub/test-harness';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { adminClient, type AdminClient } from '../../test/e2e/support/stack';
 
@@ -36,6 +36,19 @@ export interface ChaosStackOptions {
   mcp?: boolean;
   /** Extra environment of the dispatcher. */
   dispatcherEnv?: Record<string, string>;
+  /**
+   * Node.js flags of the dispatcher process, before its entry point, e.g. `--cpu-prof`.
+   * @default CHAOS_DISPATCHER_NODE_ARGS (space-separated), plus `--cpu-prof --cpu-prof-dir=<dir>` when CHAOS_PROFILE=<dir>
+   */
+  dispatcherNodeArgs?: string[];
+}
+
+/** {@link ChaosStackOptions.dispatcherNodeArgs} from the environment. */
+function dispatcherNodeArgsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const args = (env['CHAOS_DISPATCHER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  // A V8 CPU profile of the dispatcher's whole life, written when it stops (open it in Chrome DevTools).
+  if (env['CHAOS_PROFILE']) args.push('--cpu-prof', `--cpu-prof-dir=${resolve(env['CHAOS_PROFILE'])}`);
+  return args;
 }
 
 /** A restartable app process. */
@@ -86,8 +99,8 @@ function entry(app: string, built: boolean): string[] {
   return [js];
 }
 
-async function app(name: string, app: string, env: Record<string, string>, ready: RegExp, built: boolean): Promise<AppHandle> {
-  const launch = () => spawnProcess(process.execPath, entry(app, built), { cwd: ROOT, env: { LOG_LEVEL: 'info', ...env }, readyPattern: ready, timeoutMs: 90_000 });
+async function app(name: string, app: string, env: Record<string, string>, ready: RegExp, built: boolean, nodeArgs: string[] = []): Promise<AppHandle> {
+  const launch = () => spawnProcess(process.execPath, [...nodeArgs, ...entry(app, built)], { cwd: ROOT, env: { LOG_LEVEL: 'info', ...env }, readyPattern: ready, timeoutMs: 90_000 });
   const handle: AppHandle = {
     name,
     proc: await launch(),
@@ -162,6 +175,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     { NATS_URL: nats.url, REDIS_URL: redis.url, TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_PROVIDER_TTL: '3s', ...options.dispatcherEnv },
     /dispatcher listening/,
     built,
+    options.dispatcherNodeArgs ?? dispatcherNodeArgsFromEnv(),
   );
   const dispatcherAddress = `127.0.0.1:${grpcPort}`;
   const client = new ToolHubClient(dispatcherAddress, credentials.createInsecure());
