@@ -16,6 +16,7 @@ import {
   closestMatches,
   eventWildcard,
   GetPreloadSetRequest,
+  HEADER_DEADLINE,
   GetPreloadSetResponse,
   GetToolRequest,
   GetToolResponse,
@@ -175,7 +176,11 @@ export class Registry {
         }
       }, { queue: QUEUE });
     registry.subs.push(
-      await serve('search', async (m) => SearchToolsResponse.encode(registry.liveness.markHits(await registry.hybrid.search(SearchToolsRequest.decode(m.data)))).finish()),
+      await serve('search', async (m) => {
+        // The dispatcher's deadline for this request: a slow embeddings endpoint must not outlast it.
+        const deadlineUnixMs = Number(m.headers[HEADER_DEADLINE]) || undefined;
+        return SearchToolsResponse.encode(registry.liveness.markHits(await registry.hybrid.search({ ...SearchToolsRequest.decode(m.data), deadlineUnixMs }))).finish();
+      }),
       // Heartbeats tell which providers have a live replica: hits of the others rank last, marked.
       await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.onLiveReplica(registry.liveness.onHeartbeat(m.data))),
       await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),

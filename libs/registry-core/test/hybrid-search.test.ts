@@ -4,7 +4,8 @@
  * nothing, and a run that carries a search id teaches the search.
  */
 import { InProcessBus } from '@toolhub/bus';
-import { Importance, SearchMode, type ToolInfo } from '@toolhub/contracts';
+import { readReply } from '@toolhub/adapter-sdk';
+import { HEADER_DEADLINE, Importance, registrySubject, SearchMode, SearchToolsRequest, SearchToolsResponse, type ToolInfo } from '@toolhub/contracts';
 import { OpenAiEmbeddings } from '@toolhub/search';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -42,12 +43,13 @@ describe('Registry hybrid search', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start() {
+  async function start(queryTimeoutMs?: number) {
     const bus = new InProcessBus();
     const store = await EmbeddedRegistryStore.open({ dir });
-    const registry = await Registry.start(bus, store, { search: { embedder: new OpenAiEmbeddings({ url: fake.url, retries: 0 }) } });
+    const registry = await Registry.start(bus, store, { search: { embedder: new OpenAiEmbeddings({ url: fake.url, retries: 0 }), queryTimeoutMs } });
     await registry.hybrid.syncVectors();
     return {
+      bus,
       registry,
       stop: async () => {
         await registry.close();
@@ -78,6 +80,30 @@ describe('Registry hybrid search', () => {
     expect(fake.embedded).toEqual([]);
     expect(again.registry.hybrid.embeddedCount).toBe(2);
     await again.stop();
+  });
+
+  it("answers a search over the bus by keywords before the caller's deadline when the embeddings endpoint is slower than it", async () => {
+    // The endpoint would answer after 20 s, the registry would wait up to 10 s for it, the caller
+    // waits 6 s: the query's embedding gets at most half of that, then keywords answer.
+    const { bus, registry, stop } = await start(10_000);
+    try {
+      await registry.registerTool(tool('deliver_letter', 'Deliver a letter to an inbox.'));
+      await registry.hybrid.syncVectors();
+      fake.behaviour = 'slow';
+      fake.slowMs = 20_000;
+      const timeoutMs = 6_000;
+      const request = SearchToolsRequest.decode(new Uint8Array());
+      const reply = await bus.request(registrySubject('search'), SearchToolsRequest.encode({ ...request, queries: ['deliver a letter'], limit: 5 }).finish(), {
+        timeoutMs,
+        headers: { [HEADER_DEADLINE]: String(Date.now() + timeoutMs) },
+      });
+      const res = readReply(reply, (b) => SearchToolsResponse.decode(b));
+      expect(res.mode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+      expect(res.note).toMatch(/too slow/);
+      expect(res.hits[0]?.id).toBe('mail:deliver_letter');
+    } finally {
+      await stop();
+    }
   });
 
   it('learns from a successful run that carries the search id, and ignores failed runs', async () => {

@@ -48,9 +48,18 @@ export interface HybridSearchOptions {
 }
 
 /** A search request with the ranking mode and explanation flag of `SearchToolsRequest`. */
+/** The least time worth giving the query's embedding; with less left, the answer is by keywords. */
+const MIN_QUERY_EMBED_MS = 20;
+
 export interface HybridSearchRequest extends ToolSearchRequest {
   mode?: SearchMode;
   explain?: boolean;
+  /**
+   * When the caller stops waiting (epoch ms). Embedding the query gets at most half of the time
+   * left, so a slow endpoint ends in an answer by keywords (with a note) rather than in the
+   * caller's timeout. @default no deadline: `queryTimeoutMs` alone
+   */
+  deadlineUnixMs?: number;
 }
 
 /** What learning from use holds, for operators ({@link HybridSearch.learning}). */
@@ -236,7 +245,7 @@ export class HybridSearch {
     let note = '';
     let vectors: Array<Float32Array | undefined> = [];
     if (wanted !== SearchMode.SEARCH_MODE_LEXICAL) {
-      const got = await this.queryVectors(queries);
+      const got = await this.queryVectors(queries, request.deadlineUnixMs);
       if (typeof got === 'string') note = got;
       else {
         vectors = got;
@@ -293,14 +302,18 @@ export class HybridSearch {
   }
 
   /** Query vectors, or the note to answer with when there are none. */
-  private async queryVectors(queries: readonly string[]): Promise<Array<Float32Array | undefined> | string> {
+  private async queryVectors(queries: readonly string[], deadlineUnixMs?: number): Promise<Array<Float32Array | undefined> | string> {
     const embedder = this.options.embedder;
     if (!embedder) return 'Semantic search is not configured on this registry (no embeddings endpoint); answered by keywords.';
     if (!this.dense || this.dense.size === 0) return 'Semantic search is not ready (no tool is embedded yet); answered by keywords.';
     const missing = [...new Set(queries.filter((q) => !this.queryCache.has(q)))];
     if (missing.length > 0) {
+      // Half of what the caller has left at most: ranking and the reply need the rest.
+      const left = deadlineUnixMs === undefined ? Infinity : Math.floor((deadlineUnixMs - Date.now()) / 2);
+      const timeoutMs = Math.min(this.options.queryTimeoutMs ?? 2000, left);
+      if (timeoutMs < MIN_QUERY_EMBED_MS) return this.failed('too little of the request\'s time was left to embed the query', undefined);
       try {
-        const got = await embedder.embed(missing, { timeoutMs: this.options.queryTimeoutMs ?? 2000, retries: 0 });
+        const got = await embedder.embed(missing, { timeoutMs, retries: 0 });
         const dims = this.dense.dimensions;
         const wrong = got.find((v) => v.length !== dims);
         if (wrong) return this.failed(`the embeddings endpoint returned vectors of ${wrong.length} dimensions where ${dims} are expected`, undefined);

@@ -1,5 +1,5 @@
 import { SearchMode } from '@toolhub/contracts';
-import { HybridSearch, type HybridSearchOptions, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
+import { type Embedder, HybridSearch, type HybridSearchOptions, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
 
 import { catalog, tool } from './fixtures';
@@ -79,6 +79,32 @@ describe('HybridSearch', () => {
     expect(res.note).toContain(words);
     expect(res.hits).toEqual(lexical.hits);
     expect(warnings.some((w) => w.includes('degraded to keywords'))).toBe(true);
+  });
+
+  it("gives the query's embedding at most half the time the caller has left, and none when too little is left", async () => {
+    const endpoint = new OpenAiEmbeddings({ url: fake.url, retries: 0 });
+    const asked: number[] = [];
+    const embedder: Embedder = {
+      model: endpoint.model,
+      embed: (texts, options) => {
+        if (options?.timeoutMs !== undefined) asked.push(options.timeoutMs);
+        return endpoint.embed(texts, options);
+      },
+    };
+    const search = await hybrid({ embedder, queryTimeoutMs: 5_000 });
+    asked.length = 0;
+    const roomy = await search.search({ queries: ['send email'], deadlineUnixMs: Date.now() + 4_000 });
+    expect(roomy.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toBeGreaterThan(0);
+    expect(asked[0]).toBeLessThanOrEqual(2_000);
+    const late = await search.search({ queries: ['deliver a parcel'], deadlineUnixMs: Date.now() + 10 });
+    expect(asked).toHaveLength(1); // the endpoint was not asked
+    expect(late.mode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+    expect(late.note).toMatch(/^Semantic search is unavailable \(too little of the request's time was left/);
+    const noDeadline = await search.search({ queries: ['post a letter'] });
+    expect(noDeadline.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    expect(asked[1]).toBe(5_000);
   });
 
   it('keeps filters, several queries and suggestions in hybrid and semantic mode', async () => {
