@@ -244,12 +244,12 @@ export class Dispatcher {
     const limit = req.limit || 10;
     // A restricted view asks for more, so hits hidden from it do not leave the page short.
     const asked = vis ? { ...req, limit: Math.min(Math.max(limit * 4, limit + 20), 200) } : req;
-    const res = await this.registry.search({ ...asked, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders);
+    const res = await this.registry.search({ ...asked, queries, path: normalizePath(req.path) }, this.timeLeft(call, this.options.searchTimeoutMs), call.traceHeaders);
     return vis ? vis.search(res, limit) : res;
   }
 
   async getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse> {
-    const res = await this.registry.preload(req, this.timeLeft(call, this.options.registryTimeoutMs), call.traceHeaders);
+    const res = await this.registry.preload(req, this.timeLeft(call, this.options.searchTimeoutMs), call.traceHeaders);
     const vis = this.visibility(call);
     return vis ? vis.preload(res, req.format) : res;
   }

@@ -10,8 +10,14 @@ export interface DispatcherOptions {
   maxRunTimeoutMs?: number;
   /** Timeout of list/info requests to adapters. @default 5000 */
   metadataTimeoutMs?: number;
-  /** Timeout of requests to the registry (search, preload, info). @default 2000 */
+  /** Timeout of tool-info lookups in the registry; past it the adapter is asked instead. @default 2000 */
   registryTimeoutMs?: number;
+  /**
+   * Timeout of search and preload-set requests to the registry, within the caller's deadline.
+   * Nothing else can answer them, so a busy registry is given longer than for info lookups (a
+   * registry that is not running is known at once: no responders). @default 10000
+   */
+  searchTimeoutMs?: number;
   /** Largest gRPC request accepted, in bytes. @default 4194304 (4 MiB) */
   maxMessageBytes?: number;
   /** Deepest nesting accepted in tool arguments. @default 32 */
@@ -67,6 +73,7 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     maxRunTimeoutMs: options.maxRunTimeoutMs ?? 300_000,
     metadataTimeoutMs: options.metadataTimeoutMs ?? 5_000,
     registryTimeoutMs: options.registryTimeoutMs ?? 2_000,
+    searchTimeoutMs: options.searchTimeoutMs ?? 10_000,
     maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
     maxArgumentDepth: options.maxArgumentDepth ?? 32,
     maxConcurrentPerCaller: options.maxConcurrentPerCaller ?? 64,
