@@ -217,7 +217,9 @@ describe('a restarted registry settles the catalogs it stored', () => {
     // A replica that does not announce on its own (it was running all along, only unheard):
     // its heartbeat makes the registry ask for the catalog, and the tools are served again.
     adapters.push(await serveAdapter(bus, { provider: 'quiet', ...staticCatalog('quiet', [def('alpha')]) }, { instanceId: 'quiet-2', announceOnStart: false }));
-    await waitFor(async () => ((await store.getTool('quiet', 'alpha')) ? true : undefined), { timeoutMs: 20_000, message: 'the retired provider synced again' });
+    await waitFor(async () => ((await store.getTool('quiet', 'alpha')) ? true : undefined), { timeoutMs: 20_000, message: 'the retired provider stored again' });
+    // The status turns 'synced' once the whole catalog is applied, a moment after its first tool is stored.
+    await waitFor(() => (second.catalogStatus('quiet')[0]?.state === 'synced' ? true : undefined), { timeoutMs: 20_000, message: 'the retired provider synced again' });
     expect(second.catalogStatus('quiet')[0]).toMatchObject({ state: 'synced', toolCount: 1 });
   }, 30_000);
 
