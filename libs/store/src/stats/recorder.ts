@@ -124,7 +124,7 @@ export class CallRecorder {
     const batch: BatchDoc = { _id: randomBytes(12).toString('base64url'), at: this.options.clock(), events: records };
     if (!(await this.batches.insert(batch))) throw new StoreError('backend', `Batch id ${batch._id} collided; retry.`);
     this.crashPoint('batch-written');
-    const owners = await this.claim(batch);
+    const owners = await this.claims.claim(batch);
     this.crashPoint('claims-written');
     // Records claimed by a batch that is still stored: its writer crashed (or is slow). Finish it
     // now, so the counts are exact when this call returns — the caller then acks the redelivery,
@@ -136,14 +136,9 @@ export class CallRecorder {
     return this.complete(batch, owners, true);
   }
 
-  /** Claims every record of `batch` for it where still unclaimed; returns event id → owner. */
-  private claim(batch: BatchDoc): Promise<Map<string, string>> {
-    return this.claims.claim(batch);
-  }
-
   /** Steps 2, 4 and 5 for `batch`; returns how many records it counts. */
   private async complete(batch: BatchDoc, knownOwners?: Map<string, string>, original = false): Promise<number> {
-    const owners = knownOwners ?? (await this.claim(batch));
+    const owners = knownOwners ?? (await this.claims.claim(batch));
     const byTool = new Map<string, CallRecord[]>();
     let mine = 0;
     for (const record of batch.events) {
