@@ -87,6 +87,16 @@ export interface ConsumeOptions {
    * A full batch runs at once. At most a quarter of `ackWaitMs`. @default 0
    */
   lingerMs?: number;
+  /**
+   * How long a batch whose handler is still running keeps its events — and those already
+   * delivered behind it — from redelivery: every `ackWaitMs / 3` the consumer tells the broker they
+   * are still being worked on (JetStream "in progress"). Without it a handler slower than
+   * `ackWaitMs` sees its own events delivered again behind it, and the redelivered copies cost a
+   * de-duplicating handler more than the first ones did (a spiral on a slow database). After
+   * `maxWorkMs` it stops, so a hung handler cannot hold events for ever: they go to another
+   * consumer of the durable. 0 turns it off. @default 10 × ackWaitMs
+   */
+  maxWorkMs?: number;
 }
 
 /** How far a consumer is behind its stream. */

@@ -8,7 +8,7 @@ import { HEADER_MSG_ID } from '@toolhub/contracts';
 
 import { type ConsumeOptions, type EventConsumer, type EventMessage, type Headers } from './bus';
 import { subjectMatches } from './subject';
-import { copyBytes, copyHeaders, redeliveryDelay } from './util';
+import { copyBytes, copyHeaders, keepInProgress, redeliveryDelay } from './util';
 
 interface StoredEvent {
   readonly seq: number;
@@ -156,6 +156,14 @@ export class DurableState {
     return out;
   }
 
+  /** The batch is still being worked on: not due again before `due` (see ConsumeOptions.maxWorkMs). */
+  touch(batch: readonly EventMessage[], due: number): void {
+    for (const m of batch) {
+      const p = this.pending.get(m.seq);
+      if (p) p.due = Math.max(p.due, due);
+    }
+  }
+
   ack(batch: readonly EventMessage[]): void {
     for (const m of batch) this.pending.delete(m.seq);
   }
@@ -272,11 +280,15 @@ export class InProcessConsumer implements EventConsumer {
         await this.sleep(this.state.nextDue());
         continue;
       }
+      const { ackWaitMs, maxWorkMs } = this.options;
+      const stopWorking = keepInProgress(ackWaitMs, maxWorkMs, () => this.state.touch(batch, Date.now() + ackWaitMs));
       try {
         await this.options.handler(batch);
+        stopWorking();
         this.state.ack(batch);
         this.log.trim();
       } catch (err) {
+        stopWorking();
         this.state.nak(batch, this.hooks.redeliveryDelayMs, Date.now());
         this.hooks.onError(err);
       }

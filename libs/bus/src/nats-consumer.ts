@@ -21,7 +21,7 @@ import { HEADER_MSG_ID } from '@toolhub/contracts';
 import { type ConsumeOptions, type ConsumerLag, type EventConsumer, type EventMessage } from './bus';
 import { fromNatsHeaders, serverAtLeast, toBusError } from './nats-util';
 import { coveringPattern, subjectMatches } from './subject';
-import { copyBytes, redeliveryDelay } from './util';
+import { copyBytes, keepInProgress, redeliveryDelay } from './util';
 
 export interface NatsConsumerDeps {
   nc: NatsConnection;
@@ -251,13 +251,20 @@ export class NatsEventConsumer implements EventConsumer {
     }
     const last = batch[batch.length - 1];
     if (!last) return;
+    // The batch, and what arrives behind it meanwhile, stays ours while the handler works.
+    const stopWorking = keepInProgress(this.opts.ackWaitMs, this.opts.maxWorkMs, () => {
+      for (const m of batch) settle(() => m.working());
+      for (const m of this.buffer) settle(() => m.working());
+    });
     try {
       await this.opts.handler(batch.map(toEventMessage));
     } catch (err) {
+      stopWorking();
       for (const m of batch) settle(() => m.nak(redeliveryDelay(this.deps.redeliveryDelayMs, m.info.deliveryCount)));
       this.deps.onError(err);
       return;
     }
+    stopWorking();
     for (const m of batch) if (m !== last) settle(() => m.ack());
     // Acks are fire-and-forget; waiting for the server's confirmation of the last one (processed
     // in order) means the whole batch is recorded before the next batch or close() proceeds.

@@ -116,6 +116,10 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
   if (!Number.isFinite(lingerMs) || lingerMs < 0 || lingerMs > ackWaitMs / 4) {
     throw new BusError('invalid_argument', `consumer "${options.durable}": lingerMs must be from 0 to ackWaitMs / 4 (${ackWaitMs / 4}), got ${lingerMs}`);
   }
+  const maxWorkMs = options.maxWorkMs ?? ackWaitMs * 10;
+  if (!Number.isFinite(maxWorkMs) || maxWorkMs < 0) {
+    throw new BusError('invalid_argument', `consumer "${options.durable}": maxWorkMs must be 0 (off) or more, got ${maxWorkMs}`);
+  }
   return {
     durable: options.durable,
     filterSubjects: [...new Set(options.filterSubjects)],
@@ -124,6 +128,7 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
     ackWaitMs,
     startAtUnixMs: options.startAtUnixMs ?? 0,
     lingerMs,
+    maxWorkMs,
   };
 }
 
@@ -165,4 +170,20 @@ export function checkReply(reply: BusReply | undefined, maxPayload: number): Bus
 /** The reply sent when a serve handler throws: NATS service-error headers, empty body. */
 export function internalErrorReply(err: unknown): BusReply {
   return { data: new Uint8Array(0), headers: { [HEADER_ERROR_CODE]: 'internal', [HEADER_ERROR]: errorMessage(err) } };
+}
+
+/**
+ * While a handler runs: calls `touch` (tell the broker the events are still being worked on)
+ * every `ackWaitMs / 3`, for at most `maxWorkMs` (see {@link ConsumeOptions.maxWorkMs}). Returns
+ * the stop function. A batch done within a third of the ack wait — the usual case — costs one timer.
+ */
+export function keepInProgress(ackWaitMs: number, maxWorkMs: number, touch: () => void): () => void {
+  if (maxWorkMs <= 0) return () => undefined;
+  const until = Date.now() + maxWorkMs;
+  const timer = setInterval(() => {
+    if (Date.now() >= until) clearInterval(timer);
+    else touch();
+  }, ackWaitMs / 3);
+  timer.unref();
+  return () => clearInterval(timer);
 }

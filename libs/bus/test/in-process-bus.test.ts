@@ -178,7 +178,7 @@ describe('InProcessBus', () => {
     expect(seen).toEqual(['a', 'c']);
   });
 
-  it('an event not acknowledged within ackWait goes to another consumer of the same durable', async () => {
+  it('an event whose handler hangs past maxWorkMs goes to another consumer of the same durable', async () => {
     bus = new InProcessBus();
     const subject = subjectFor('ackwait');
     let release: () => void = () => undefined;
@@ -189,6 +189,7 @@ describe('InProcessBus', () => {
       durable: 'shared',
       filterSubjects: [subject],
       ackWaitMs: 1000,
+      maxWorkMs: 1500, // kept "in progress" this long, then given up
       handler: async (batch) => {
         slow.push(...batch);
         await stuck;
@@ -197,9 +198,34 @@ describe('InProcessBus', () => {
     await bus.publishEvent(subject, bytes('e'), { msgId: 'e' });
     await eventually(() => slow.length === 1, 'the first delivery');
     await bus.consumeEvents({ durable: 'shared', filterSubjects: [subject], ackWaitMs: 1000, handler: async (b) => void fast.push(...b) });
-    await eventually(() => fast.length === 1, 'redelivery after ackWait', 3000);
+    await eventually(() => fast.length === 1, 'redelivery after maxWorkMs', 6000);
     expect(fast[0]?.deliveryCount).toBe(2);
     release();
+  });
+
+  it('a handler slower than ackWait keeps its event from another consumer of the durable while it works', async () => {
+    bus = new InProcessBus();
+    const subject = subjectFor('inprogress');
+    const slow: EventMessage[] = [];
+    const fast: EventMessage[] = [];
+    let finished = false;
+    await bus.consumeEvents({
+      durable: 'busy',
+      filterSubjects: [subject],
+      ackWaitMs: 1000, // maxWorkMs defaults to 10 s
+      handler: async (batch) => {
+        slow.push(...batch);
+        await new Promise((r) => setTimeout(r, 3500));
+        finished = true;
+      },
+    });
+    await bus.publishEvent(subject, bytes('w'), { msgId: 'w' });
+    await eventually(() => slow.length === 1, 'the first delivery');
+    await bus.consumeEvents({ durable: 'busy', filterSubjects: [subject], ackWaitMs: 1000, handler: async (b) => void fast.push(...b) });
+    await eventually(() => finished, 'the slow handler to finish', 10_000);
+    await new Promise((r) => setTimeout(r, 1500)); // past another ack wait: a redelivery would have come
+    expect(fast).toEqual([]);
+    expect(slow).toHaveLength(1);
   });
 
   it('the redelivery delay after a failure grows with each failed delivery', async () => {

@@ -183,6 +183,30 @@ export function eventsContract(ctx: ContractContext): void {
       );
     });
 
+    it('a handler slower than ackWaitMs keeps its events: none is delivered again behind it', async () => {
+      const bus = ctx.bus();
+      const subject = `${root()}.slow`;
+      const seen: EventMessage[] = [];
+      let calls = 0;
+      // ackWait 2 s, the first batch takes 6 s: without "in progress" the broker redelivers after 2 s.
+      const handler = async (batch: EventMessage[]): Promise<void> => {
+        seen.push(...batch);
+        if (calls++ === 0) await sleep(6000);
+      };
+      consumers.push(await bus.consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler, ackWaitMs: 2000 }));
+      for (const id of ['s1', 's2', 's3']) await bus.publishEvent(subject, bytes(id), { msgId: `${subject}-${id}` });
+      await eventually(() => seen.length >= 3, 'the first deliveries', 10_000);
+      await sleep(9000); // the slow batch is done, and anything redelivered would have arrived
+      expect(seen.map((m) => [text(m.data), m.deliveryCount])).toEqual(
+        expect.arrayContaining([
+          ['s1', 1],
+          ['s2', 1],
+          ['s3', 1],
+        ]),
+      );
+      expect(seen).toHaveLength(3);
+    }, 30_000);
+
     it('bad consumer options are refused with invalid_argument', async () => {
       const bus = ctx.bus();
       const handler = async (): Promise<void> => undefined;
@@ -194,6 +218,7 @@ export function eventsContract(ctx: ContractContext): void {
       );
       expect(await failureCode(() => bus.publishEvent(subject, bytes(''), { msgId: '' }))).toBe('invalid_argument');
       expect(await failureCode(() => bus.consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler, lingerMs: 20_000 }))).toBe('invalid_argument');
+      expect(await failureCode(() => bus.consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler, maxWorkMs: -1 }))).toBe('invalid_argument');
     });
   });
 }
