@@ -13,7 +13,7 @@ import { embeddingKey } from './embeddings/key';
 import { denseOnly, type FusionOptions, fuse, type ResolvedFusionOptions, withFusionDefaults } from './fusion';
 import { checkRequest, type ToolSearchRequest } from './request';
 import type { RankHooks, ToolSearchIndex } from './tool-search-index';
-import { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type WeightedUse } from './usage-memory';
+import { type LearnedObservation, type LearningRun, UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type WeightedUse } from './usage-memory';
 
 /** Where vectors are kept between restarts, keyed by model and text hash (the registry's store). */
 export interface VectorStore {
@@ -286,6 +286,15 @@ export class HybridSearch {
     return this.usage?.recordRun(searchId, toolId, provider, atUnixMs) ?? false;
   }
 
+  /**
+   * Teaches search `searchId` that `run` followed it (see {@link UsageMemory.learnRun}): the
+   * observations added (empty when the run was learned before), or undefined when the search is
+   * unknown here (too old, another replica answered it) or learning is off.
+   */
+  learnRun(searchId: string, run: LearningRun): LearnedObservation[] | undefined {
+    return this.usage?.learnRun(searchId, run);
+  }
+
   /** What was learned, newest first, with each pair's current weight (for operators). */
   learned(limit?: number, provider?: string): WeightedUse[] {
     return this.usage?.recent(limit, provider) ?? [];
@@ -293,8 +302,8 @@ export class HybridSearch {
 
   /**
    * Whether learning is on, its settings, how many pairs it holds and the newest `limit` of them
-   * (of `provider` when given). This process's memory only: each registry replica learns from the
-   * searches it answered, and forgets on restart.
+   * (of `provider` when given). What this process holds: the registry adds what other replicas
+   * learn and what its store kept (see @toolhub/registry-core's shared learning).
    */
   learning(limit?: number, provider?: string): LearningReport {
     if (!this.usage) return { enabled: false, total: 0, entries: [] };

@@ -9,7 +9,7 @@ export { ToolSearchIndex, type IndexChange, type RankedTool, type RankHooks } fr
 export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type LearningReport, type SearchLogger, type VectorStore, type VectorSyncReport } from './hybrid-search';
 export { DenseIndex } from './dense-index';
 export { type FusionOptions, fusionDefaults, fuse, withFusionDefaults } from './fusion';
-export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedUse, type WeightedUse } from './usage-memory';
+export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedObservation, type LearnedUse, type LearningRun, type WeightedUse } from './usage-memory';
 export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
 export { embeddingKey } from './embeddings/key';

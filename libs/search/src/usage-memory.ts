@@ -33,6 +33,29 @@ export interface LearnedUse {
   atUnixMs: number;
 }
 
+/**
+ * A learned pair as it travels between registry replicas and into the store: with an id, so the
+ * same observation arriving twice (a redelivered run, a broadcast and the store) counts once, and
+ * the query's vector when the search had one.
+ */
+export interface LearnedObservation extends LearnedUse {
+  id: string;
+  vector?: Float32Array;
+}
+
+/** A run that may teach a remembered search (see {@link UsageMemory.learnRun}). */
+export interface LearningRun {
+  toolId: string;
+  provider: string;
+  /** When it ran. @default now */
+  atUnixMs?: number;
+  /**
+   * Identifies the run (the `tool.called` event id): its observations get ids derived from it, so
+   * learning the same run again adds nothing. Without one, each call adds new observations.
+   */
+  runId?: string;
+}
+
 /** A learned pair with what it counts for now. */
 export interface WeightedUse extends LearnedUse {
   /** 1 when new, halved every `halfLifeMs`. */
@@ -43,6 +66,7 @@ export interface WeightedUse extends LearnedUse {
 export type UsageMemorySettings = Readonly<Omit<Required<UsageMemoryOptions>, 'now'>>;
 
 interface Observation extends LearnedUse {
+  /** The observation's id, also its key in the vector index. */
   key: string;
   words: string;
 }
@@ -113,28 +137,58 @@ export class UsageMemory {
    * too old (another replica answered it, or the registry restarted since).
    */
   recordRun(searchId: string, toolId: string, provider: string, at = this.o.now()): boolean {
+    return this.learnRun(searchId, { toolId, provider, atUnixMs: at }) !== undefined;
+  }
+
+  /**
+   * Teaches the search `searchId` that `run` followed it: one observation per query of the search.
+   * Returns the observations added — empty when the run (by `runId`) was learned before — or
+   * undefined when the search is unknown here or too old.
+   */
+  learnRun(searchId: string, run: LearningRun): LearnedObservation[] | undefined {
     const search = this.searches.get(searchId);
-    if (!search || at - search.at > this.o.searchTtlMs) return false;
-    search.queries.forEach((query, i) => this.observe({ toolId, provider, query, atUnixMs: at }, search.vectors[i]));
-    return true;
+    const at = run.atUnixMs ?? this.o.now();
+    if (!search || at - search.at > this.o.searchTtlMs) return undefined;
+    const added: LearnedObservation[] = [];
+    search.queries.forEach((query, i) => {
+      const vector = search.vectors[i];
+      const obs: LearnedObservation = { id: run.runId ? `${run.runId}#${i}` : `o${++this.seq}`, toolId: run.toolId, provider: run.provider, query, atUnixMs: at };
+      if (vector) obs.vector = vector;
+      if (this.add(obs)) added.push(obs);
+    });
+    return added;
   }
 
   /** Adds one observation directly (replaying a log). */
   observe(use: LearnedUse, vector: Float32Array | undefined): void {
-    const key = `o${++this.seq}`;
-    const obs: Observation = { ...use, key, words: norm(use.query) };
-    this.byKey.set(key, obs);
-    let list = this.byProvider.get(use.provider);
-    if (!list) this.byProvider.set(use.provider, (list = []));
-    list.push(obs);
-    let same = this.byWords.get(obs.words);
-    if (!same) this.byWords.set(obs.words, (same = new Set()));
-    same.add(obs);
+    this.add({ ...use, id: `o${++this.seq}`, vector });
+  }
+
+  /**
+   * Adds an observation learned elsewhere (another replica, the store) unless one with its id is
+   * held: the same observation twice counts once. False when it was held already.
+   */
+  add(obs: LearnedObservation): boolean {
+    if (this.byKey.has(obs.id)) return false;
+    const o: Observation = { toolId: obs.toolId, provider: obs.provider, query: obs.query, atUnixMs: obs.atUnixMs, key: obs.id, words: norm(obs.query) };
+    this.byKey.set(o.key, o);
+    let list = this.byProvider.get(o.provider);
+    if (!list) this.byProvider.set(o.provider, (list = []));
+    // Oldest first, so the oldest is dropped: observations from the store or another replica may
+    // arrive after newer ones (usually it is the end: one step).
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.atUnixMs > o.atUnixMs) at--;
+    list.splice(at, 0, o);
+    let same = this.byWords.get(o.words);
+    if (!same) this.byWords.set(o.words, (same = new Set()));
+    same.add(o);
+    const vector = obs.vector;
     if (vector) {
       this.vectors ??= new DenseIndex(vector.length);
-      if (vector.length === this.vectors.dimensions) this.vectors.set(key, key, vector);
+      if (vector.length === this.vectors.dimensions) this.vectors.set(o.key, o.key, vector);
     }
     if (list.length > this.o.maxPerProvider) this.forget(list.shift()!);
+    return true;
   }
 
   /**

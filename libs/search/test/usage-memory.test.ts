@@ -39,6 +39,27 @@ describe('UsageMemory, as operators see it', () => {
     expect(memory.settings).toEqual({ maxBoost: 0.5, similarity: 0.75, halfLifeMs: 7 * 24 * HOUR, maxPerProvider: 2, maxSearches: 10_000, searchTtlMs: HOUR });
   });
 
+  it('learns a run once by its id, and counts an observation that arrives again (broadcast, store) once', () => {
+    let now = 1_000_000_000_000;
+    const memory = new UsageMemory({ maxPerProvider: 3, now: () => now });
+    memory.rememberSearch('s1', ['send mail', 'email someone'], [Float32Array.of(1, 0), undefined]);
+    const learned = memory.learnRun('s1', { runId: 'e1', toolId: 'mail:send', provider: 'mail', atUnixMs: now });
+    expect(learned?.map((o) => [o.id, o.query, o.vector])).toEqual([
+      ['e1#0', 'send mail', Float32Array.of(1, 0)],
+      ['e1#1', 'email someone', undefined],
+    ]);
+    expect(memory.learnRun('s1', { runId: 'e1', toolId: 'mail:send', provider: 'mail' })).toEqual([]);
+    expect(memory.learnRun('unknown', { runId: 'e2', toolId: 'mail:send', provider: 'mail' })).toBeUndefined();
+    expect(memory.add(learned![0]!)).toBe(false);
+    expect(memory.count()).toBe(2);
+    // Another replica's observation, older than those held: kept in time order, so the oldest goes first.
+    expect(memory.add({ id: 'x#0', toolId: 'mail:read', provider: 'mail', query: 'read mail', atUnixMs: now - HOUR })).toBe(true);
+    now += HOUR;
+    expect(memory.add({ id: 'y#0', toolId: 'mail:read', provider: 'mail', query: 'inbox', atUnixMs: now })).toBe(true);
+    expect(memory.recent(10).map((u) => u.query)).toEqual(['inbox', 'send mail', 'email someone']);
+    expect(memory.boosts(['email someone'], [undefined]).get('mail:send')).toBeGreaterThan(1);
+  });
+
   it('HybridSearch.learning reports what is held, and only enabled: false when learning is off', async () => {
     const on = new HybridSearch(new ToolSearchIndex());
     const res = await on.search({ queries: ['anything'] });
