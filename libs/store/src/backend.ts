@@ -42,7 +42,7 @@ export interface DocCollection<T extends BaseDoc> {
 }
 
 /** The collections of the store. */
-export type CollectionName = 'tools' | 'overlays' | 'preload_revisions' | 'tool_stats' | 'call_batches' | 'call_claims' | 'audit_log' | 'tool_vectors';
+export type CollectionName = 'tools' | 'overlays' | 'preload_revisions' | 'tool_stats' | 'call_batches' | 'call_claims' | 'audit_log' | 'tool_vectors' | 'learned_uses';
 
 /** A database: named collections and a way to release it. */
 export interface Backend {

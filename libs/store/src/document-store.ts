@@ -19,9 +19,11 @@ import type {
   OverlayPatch,
   PreloadList,
   PreloadRevision,
+  PruneLearnedUses,
   RecordCallsResult,
   RegistryStore,
   SetPreloadListInput,
+  StoredLearnedUse,
   StoredTool,
   SyncResult,
   ToolFilter,
@@ -30,6 +32,7 @@ import type {
 } from './store';
 import { type OverlayDoc, type ToolDoc, ToolCatalog } from './tools';
 import { type VectorDoc, ToolVectors } from './vectors';
+import { type LearnedUseDoc, LearnedUses } from './learning';
 
 /** A RegistryStore over any {@link Backend}. */
 export class DocumentRegistryStore implements RegistryStore {
@@ -39,6 +42,7 @@ export class DocumentRegistryStore implements RegistryStore {
   private readonly queries: StatsQueries;
   private readonly audit: AuditLog;
   private readonly vectors: ToolVectors;
+  private readonly learned: LearnedUses;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
   private drained: (() => void) | undefined;
@@ -61,6 +65,7 @@ export class DocumentRegistryStore implements RegistryStore {
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
     this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
     this.vectors = new ToolVectors(backend.collection<VectorDoc>('tool_vectors'));
+    this.learned = new LearnedUses(backend.collection<LearnedUseDoc>('learned_uses'));
   }
 
   /** Finishes every batch a crashed writer left behind (run once at start-up). */
@@ -134,6 +139,18 @@ export class DocumentRegistryStore implements RegistryStore {
 
   saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
     return this.run(() => this.vectors.save(model, vectors));
+  }
+
+  saveLearnedUse(use: StoredLearnedUse): Promise<boolean> {
+    return this.run(() => this.learned.save(use));
+  }
+
+  listLearnedUses(sinceUnixMs: number): Promise<StoredLearnedUse[]> {
+    return this.run(() => this.learned.list(sinceUnixMs));
+  }
+
+  pruneLearnedUses(options: PruneLearnedUses): Promise<number> {
+    return this.run(() => this.learned.prune(options));
   }
 
   close(): Promise<void> {

@@ -187,6 +187,35 @@ export interface ListToolStatsOptions {
 }
 
 /**
+ * One learned pair of the search's learning from use (@toolhub/search UsageMemory): a search with
+ * `query` was followed by a successful run of `toolId`.
+ */
+export interface StoredLearnedUse {
+  /** Unique (the registry derives it from the run's event id): saving an id again changes nothing. */
+  readonly id: string;
+  readonly toolId: string;
+  /** The provider of `toolId`. */
+  readonly provider: string;
+  readonly query: string;
+  readonly atUnixMs: number;
+  /** The query's embedding, when the search had one. */
+  readonly vector?: Float32Array;
+}
+
+/** What {@link RegistryStore.pruneLearnedUses} deletes. */
+export interface PruneLearnedUses {
+  /** Uses older than this go (of `provider`, or of every provider). */
+  beforeUnixMs: number;
+  /** Only this provider's uses. */
+  provider?: string;
+  /**
+   * With `provider`: all but its newest `keepNewest` uses go too (uses stamped in the same
+   * millisecond as the newest one dropped go with it).
+   */
+  keepNewest?: number;
+}
+
+/**
  * The registry's storage. Every method validates its input first and throws `ToolHubError`
  * (`invalid_argument` naming the field and the rule) before changing anything; failures of the
  * backend are `StoreError`. Safe to call concurrently, also from several processes on one MongoDB.
@@ -256,10 +285,25 @@ export interface RegistryStore {
   /** Stores search vectors under `model`; a key already stored is left as it is (same content, same vector). */
   saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
 
-  /** Waits for calls in flight, then releases the connection or the files. Idempotent. */
+  /**
+   * Keeps one learned pair of learning from use: one insert. False (and nothing changed) when a
+   * use with its id is stored already.
+   * @throws ToolHubError invalid_argument for a malformed use (id, tool id, provider, query, time).
+   */
+  saveLearnedUse(use: StoredLearnedUse): Promise<boolean>;
+  /** The learned pairs stamped at or after `sinceUnixMs`, oldest first. */
+  listLearnedUses(sinceUnixMs: number): Promise<StoredLearnedUse[]>;
+  /**
+   * Deletes learned pairs: older than `beforeUnixMs`, and beyond a provider's newest `keepNewest`.
+   * Returns how many. Deletes at most 10,000 per command (FerretDB refuses more than 65,535).
+   * @throws ToolHubError invalid_argument for `keepNewest` without `provider`, or bad numbers.
+   */
+  pruneLearnedUses(options: PruneLearnedUses): Promise<number>;
+
   /** Appends one admin change to the audit log (append-only). */
   appendAudit(entry: AuditInput): Promise<AuditEntry>;
   /** Audit entries, newest first, filtered by target and/or principal. */
   listAudit(query?: AuditQuery): Promise<AuditEntry[]>;
+  /** Waits for calls in flight, then releases the connection or the files. Idempotent. */
   close(): Promise<void>;
 }

@@ -19,6 +19,7 @@ import { auditContract } from './contract/audit';
 import { preloadContract } from './contract/preload';
 import { statsContract } from './contract/stats';
 import { vectorsContract } from './contract/vectors';
+import { learningContract } from './contract/learning';
 import { type ContractContext, FakeClock, type StoreFactory, type StoreFixture } from './contract/support';
 import type { RegistryStore } from './store';
 
@@ -40,7 +41,7 @@ export interface StoreCapabilities {
  * CRUD, duplicates refused, overlays surviving resyncs, preload revisions and conflicts, exact
  * statistics under duplicate, overlapping and concurrent batches, percentiles on a known
  * distribution, hourly buckets, persistence across restarts, crashes at every step of a write
- * followed by redelivery, and close.
+ * followed by redelivery, search vectors, learned uses of learning from use, and close.
  *
  * `makeStore(options)` runs before each test and must return an empty store opened with `options`
  * (a fake clock); `reopen(options)` opens the same data again; `cleanup` runs after each test.
@@ -88,5 +89,6 @@ export function storeContractSuite(name: string, makeStore: StoreFactory, capabi
     durabilityContract(ctx);
     auditContract(ctx);
     vectorsContract(ctx);
+    learningContract(ctx);
   });
 }

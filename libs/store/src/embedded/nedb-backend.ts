@@ -17,7 +17,7 @@ import { MemoryClaims } from './memory-claims';
 
 type Raw = Record<string, unknown>;
 
-const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims', 'audit_log', 'tool_vectors'];
+const COLLECTIONS: readonly CollectionName[] = ['tools', 'overlays', 'preload_revisions', 'tool_stats', 'call_batches', 'call_claims', 'audit_log', 'tool_vectors', 'learned_uses'];
 
 const INDEXES: ReadonlyArray<{ collection: CollectionName; fieldName: string | string[]; unique?: boolean }> = [
   { collection: 'tools', fieldName: ['provider', 'name'], unique: true },
@@ -27,6 +27,7 @@ const INDEXES: ReadonlyArray<{ collection: CollectionName; fieldName: string | s
   { collection: 'call_batches', fieldName: 'at' },
   { collection: 'call_claims', fieldName: 'at' },
   { collection: 'audit_log', fieldName: 'atUnixMs' },
+  { collection: 'learned_uses', fieldName: 'atUnixMs' },
 ];
 
 /** A directory of NeDB files as a {@link Backend}. */
