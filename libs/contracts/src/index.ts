@@ -108,6 +108,9 @@ export {
   ListSearchLearningRequest,
   ListSearchLearningResponse,
   LearnedSearch,
+  LearningRun,
+  LearnedObservation,
+  LearningObserved,
 } from './gen/toolhub/v1/registry';
 
 export {
@@ -123,6 +126,8 @@ export {
   ADAPTER_HEARTBEAT_SUBJECT,
   type RegistryOperation,
   registrySubject,
+  type LearningSubjectKind,
+  learningSubject,
   type EventKind,
   EVENTS_STREAM,
   EVENTS_WILDCARD,

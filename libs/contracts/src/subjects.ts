@@ -79,6 +79,20 @@ export function registrySubject(op: RegistryOperation): string {
   return `${SUBJECT_ROOT}.registry.${op}`;
 }
 
+/**
+ * Learning from use shared by registry replicas: `run` (a LearningRun the consuming replica could
+ * not resolve, for the replica that answered its search) and `learned` (a LearningObserved, for
+ * every other replica to add). Fan-out on core NATS (no queue group, not durable: what a replica
+ * misses it loads from the store at its next start). Outside `toolhub.v1.registry.>` on purpose:
+ * adapters may publish there (announcements), and must not be able to teach the search.
+ */
+export type LearningSubjectKind = 'run' | 'learned';
+
+/** `toolhub.v1.learning.<kind>`. */
+export function learningSubject(kind: LearningSubjectKind): string {
+  return `${SUBJECT_ROOT}.learning.${kind}`;
+}
+
 /** Durable event kinds on the JetStream stream. */
 export type EventKind = 'tool.called' | 'tool.invalidated' | 'catalog.changed';
 
