@@ -49,6 +49,7 @@ import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
 import { buildPreloadSet } from './preload-set';
 import { type GraceRound, ResyncGrace, type ResyncGraceOptions } from './resync-grace';
+import { SharedLearning } from './shared-learning';
 import { StatsIngestion } from './stats-ingestion';
 import { suggestPreload } from './suggest';
 
@@ -130,6 +131,8 @@ export class Registry {
   }
   /** Lexical + semantic search over `search`, with learning from use; serves SearchTools. */
   readonly hybrid: HybridSearch;
+  /** Learning from use shared with the other replicas and kept in the store. */
+  private readonly learning: SharedLearning;
 
   private constructor(
     readonly bus: Bus,
@@ -146,6 +149,7 @@ export class Registry {
     this.liveness = new ProviderLiveness(Date.now(), livenessOptions);
     this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions);
     this.hybrid = new HybridSearch(search, { ...searchOptions, vectors: store, logger: this.log });
+    this.learning = new SharedLearning(bus, store, this.hybrid, this.log);
   }
 
   /** Loads the catalog into the search index, starts serving and consuming, asks adapters to re-announce. */
@@ -195,6 +199,8 @@ export class Registry {
       // Every replica keeps its own search index: follow changes made through any replica.
       await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.onCatalogChanged(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
       await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
+      // Learning from use: what other replicas learn, and what the store kept (before runs arrive).
+      ...(await registry.learning.start()),
     );
     registry.ingestion = await StatsIngestion.start(bus, store, {
       durable: registry.options.statsConsumer,
@@ -312,13 +318,13 @@ export class Registry {
 
   /**
    * Learning from use: a successful run that carries the search id of the search that found it
-   * teaches the search (see HybridSearch.recordRun). Runs after searches of another replica or
-   * before a restart are not known here and are skipped.
+   * teaches the search (see HybridSearch.learnRun) — here when this replica answered the search,
+   * else on the replica that did (the run is broadcast to it). The replica that learns stores the
+   * pairs and broadcasts them to the others (see SharedLearning). A run whose search no live
+   * replica remembers (answered before a restart, or over an hour ago) teaches nothing.
    */
   learnFrom(events: readonly ToolCalled[]): void {
-    for (const e of events) {
-      if (e.searchId && e.status === 'ok') this.hybrid.recordRun(e.searchId, e.toolId, e.provider, Number(e.timestampUnixMs) || undefined);
-    }
+    this.learning.learnFrom(events);
   }
 
   async getTool(provider: string, name: string): Promise<RegisteredTool> {
@@ -457,6 +463,7 @@ export class Registry {
     this.consumerClosed = true;
     await this.ingestion?.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));
+    await this.learning.close();
   }
 
   private async changed(stored: StoredTool, reason: string): Promise<void> {
