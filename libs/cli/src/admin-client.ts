@@ -104,7 +104,7 @@ export class RegistryAdminApi {
     return this.call('ListAuditLog', this.raw.listAuditLog, { target: req.target ?? '', principal: req.principal ?? '', beforeUnixMs: req.beforeUnixMs ?? 0, limit: req.limit ?? 0 });
   }
 
-  /** What search learned from use on the replica that answers: query → tool pairs, newest first, and the bounds. */
+  /** What search learned from use (every replica holds the pairs of all, and those the store kept): query → tool pairs, newest first, and the bounds. */
   listSearchLearning(req: Partial<ListSearchLearningRequest>): Promise<ListSearchLearningResponse> {
     return this.call('ListSearchLearning', this.raw.listSearchLearning, { provider: req.provider ?? '', limit: req.limit ?? 0 });
   }
