@@ -74,7 +74,7 @@ export class SharedLearning {
       const learned = this.hybrid.learnRun(e.searchId, { runId: e.eventId || undefined, toolId: e.toolId, provider: e.provider, atUnixMs });
       if (learned) this.share(learned);
       // Another replica answered the search (or this one restarted since): whoever remembers it learns it.
-      else this.bus.publish(learningSubject('run'), LearningRun.encode({ origin: this.instanceId, searchId: e.searchId, runId: e.eventId, toolId: e.toolId, provider: e.provider, atUnixMs: atUnixMs ?? 0 }).finish());
+      else this.broadcast('run', LearningRun.encode({ origin: this.instanceId, searchId: e.searchId, runId: e.eventId, toolId: e.toolId, provider: e.provider, atUnixMs: atUnixMs ?? 0 }).finish());
     }
   }
 
@@ -99,7 +99,7 @@ export class SharedLearning {
   /** Observations this replica learned: to every other replica, and into the store (only here). */
   private share(learned: readonly LearnedObservation[]): void {
     if (learned.length === 0) return; // learned before (a redelivered run)
-    this.bus.publish(learningSubject('learned'), LearningObserved.encode({ origin: this.instanceId, observations: learned.map(toWire) }).finish());
+    this.broadcast('learned', LearningObserved.encode({ origin: this.instanceId, observations: learned.map(toWire) }).finish());
     this.queue(async () => {
       for (const use of learned) await this.store.saveLearnedUse(use);
       const provider = learned[0]!.provider;
@@ -114,6 +114,15 @@ export class SharedLearning {
       this.savedSincePrune.set(provider, 0);
       await this.store.pruneLearnedUses({ provider, keepNewest: settings.maxPerProvider, beforeUnixMs: Math.max(0, Date.now() - KEPT_HALF_LIVES * settings.halfLifeMs) });
     }, 'storing learned pairs failed; they are held in memory and lost at the next restart');
+  }
+
+  /** Publishes without throwing: learning must not fail the statistics consumer that calls learnFrom. */
+  private broadcast(kind: 'run' | 'learned', data: Uint8Array): void {
+    try {
+      this.bus.publish(learningSubject(kind), data);
+    } catch (err) {
+      this.log.warn({ err, kind }, 'learning from use: broadcast to the other registry replicas failed; they learn it at their next start, if it was stored');
+    }
   }
 
   private queue(write: () => Promise<void>, failure: string): void {

@@ -5,6 +5,8 @@
  * or the same words without embeddings) lifts the observed tool — bounded, decaying with age, at
  * most `maxPerProvider` observations per provider (one busy provider cannot crowd out the rest).
  */
+import { randomBytes } from 'node:crypto';
+
 import { DenseIndex } from './dense-index';
 
 /** Options of {@link UsageMemory}. */
@@ -88,6 +90,8 @@ export class UsageMemory {
   private readonly byKey = new Map<string, Observation>();
   private vectors: DenseIndex | undefined;
   private seq = 0;
+  /** Ids of observations without a run id: unique to this memory, so another replica's never collide. */
+  private readonly idPrefix = `o${randomBytes(6).toString('base64url')}-`;
 
   constructor(options: UsageMemoryOptions = {}) {
     this.o = {
@@ -152,7 +156,7 @@ export class UsageMemory {
     const added: LearnedObservation[] = [];
     search.queries.forEach((query, i) => {
       const vector = search.vectors[i];
-      const obs: LearnedObservation = { id: run.runId ? `${run.runId}#${i}` : `o${++this.seq}`, toolId: run.toolId, provider: run.provider, query, atUnixMs: at };
+      const obs: LearnedObservation = { id: run.runId ? `${run.runId}#${i}` : `${this.idPrefix}${++this.seq}`, toolId: run.toolId, provider: run.provider, query, atUnixMs: at };
       if (vector) obs.vector = vector;
       if (this.add(obs)) added.push(obs);
     });
@@ -161,7 +165,7 @@ export class UsageMemory {
 
   /** Adds one observation directly (replaying a log). */
   observe(use: LearnedUse, vector: Float32Array | undefined): void {
-    this.add({ ...use, id: `o${++this.seq}`, vector });
+    this.add({ ...use, id: `${this.idPrefix}${++this.seq}`, vector });
   }
 
   /**
