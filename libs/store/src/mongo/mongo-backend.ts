@@ -20,6 +20,7 @@ import {
 import type { Backend, BaseDoc, CollectionName, DocCollection, Filter, FindOptions } from '../backend';
 import { StoreError } from '../errors';
 import type { ClaimSpace } from '../stats/slotted-claims';
+import { findByIdsOnFerret, idListOf } from './ferret-id-lookup';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
@@ -34,6 +35,7 @@ const INDEXES: ReadonlyArray<{ collection: CollectionName; keys: Record<string, 
   { collection: 'call_batches', keys: { at: 1 }, name: 'at' },
   // None on the claims: they are found by `_id` and dropped by collection (stats/slotted-claims.ts).
   { collection: 'audit_log', keys: { atUnixMs: -1 }, name: 'at' },
+  { collection: 'learned_uses', keys: { provider: 1, atUnixMs: -1 }, name: 'provider_at' },
 ];
 
 /** A MongoDB database as a {@link Backend}. */
@@ -41,6 +43,8 @@ export class MongoBackend implements Backend {
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    /** The server is FerretDB (its `buildInfo` has `ferretdbVersion`): some lookups take another way. */
+    readonly ferret: boolean,
   ) {}
 
   /**
@@ -53,7 +57,8 @@ export class MongoBackend implements Backend {
       await client.connect();
       const db = client.db(dbName);
       await db.command({ ping: 1 });
-      const backend = new MongoBackend(client, db);
+      const info = await client.db('admin').command({ buildInfo: 1 });
+      const backend = new MongoBackend(client, db, typeof info['ferretdbVersion'] === 'string');
       for (const index of INDEXES) {
         await db.collection(index.collection).createIndex(index.keys, { name: index.name, unique: index.unique ?? false });
       }
@@ -68,12 +73,12 @@ export class MongoBackend implements Backend {
   }
 
   collection<T extends BaseDoc>(name: CollectionName): DocCollection<T> {
-    return new MongoDocCollection<T>(this.db.collection<BaseDoc>(name), name);
+    return new MongoDocCollection<T>(this.db.collection<BaseDoc>(name), name, this.ferret);
   }
 
   /** The claim collections (`call_claims*`), created, listed and dropped by name. */
   claimSpace(): ClaimSpace {
-    const db = this.db;
+    const { db, ferret } = this;
     const wrap = async <R>(op: string, name: string, fn: () => Promise<R>): Promise<R> => {
       try {
         return await fn();
@@ -82,7 +87,7 @@ export class MongoBackend implements Backend {
       }
     };
     return {
-      collection: <T extends BaseDoc>(name: string) => new MongoDocCollection<T>(db.collection<BaseDoc>(claimName(name)), name),
+      collection: <T extends BaseDoc>(name: string) => new MongoDocCollection<T>(db.collection<BaseDoc>(claimName(name)), name, ferret),
       create: (name) =>
         wrap('createCollection', name, async () => {
           try {
@@ -115,6 +120,7 @@ class MongoDocCollection<T extends BaseDoc> implements DocCollection<T> {
   constructor(
     private readonly c: Collection<BaseDoc>,
     private readonly name: string,
+    private readonly ferret: boolean,
   ) {}
 
   get(id: string): Promise<T | undefined> {
@@ -126,6 +132,9 @@ class MongoDocCollection<T extends BaseDoc> implements DocCollection<T> {
       let projection: Document | undefined;
       if (options.include) projection = Object.fromEntries([['_id', 1], ...options.include.map((f) => [f, 1])]);
       else if (options.exclude) projection = Object.fromEntries(options.exclude.map((f) => [f, 0]));
+      const ids = this.ferret ? idListOf(filter) : undefined;
+      const byIds = ids && (await findByIdsOnFerret(this.c, ids, projection, options));
+      if (byIds) return byIds as unknown as T[];
       const cursor = this.c.find(asFilter(filter), { projection, sort: options.sort, limit: options.limit });
       return (await cursor.toArray()) as unknown as T[];
     });
