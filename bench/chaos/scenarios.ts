@@ -325,6 +325,28 @@ export async function runDatabaseOutage(stack: ChaosStack, o: OutageOptions = ou
   const before = await toolCalls(stack, toolId);
   const records: CallRecord[] = [];
   const load = openLoop(stack, tool, o.rate, o.maxInFlight, records);
+  try {
+    return await outageUnderLoad(stack, o, { toolId, counted, lag, before, records, load });
+  } catch (err) {
+    // Stop the load before the stack closes under it, so the failure shows and not a closed channel.
+    await load.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function outageUnderLoad(
+  stack: ChaosStack,
+  o: OutageOptions,
+  run: {
+    toolId: string;
+    counted: () => Promise<number | undefined>;
+    lag: () => Promise<number | undefined>;
+    before: number;
+    records: CallRecord[];
+    load: ReturnType<typeof openLoop>;
+  },
+): Promise<ScenarioResult> {
+  const { toolId, counted, lag, before, records, load } = run;
   await sleep(o.warmMs);
   const countAtFault = (await counted()) ?? before;
   const faultAt = Date.now();
