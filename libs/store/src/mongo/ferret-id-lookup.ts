@@ -2,10 +2,10 @@
  * Finding documents by a list of `_id`s on FerretDB 1.24 (PostgreSQL). FerretDB does not push
  * `{_id: {$in: ids}}` down to PostgreSQL: it decodes every document of the collection and compares
  * it with every id (measured 2026-11-26: 1.4 s for 1 id and 10.3 s for 5,000 ids over 100,000
- * claims), while `{_id: id}` is pushed down (~20 ms over the same 100,000). So there, a few ids
- * are looked up one by one, and many ids with a small projection are found by reading the
- * projected collection once (2.5 s over 100,000, whatever the number of ids). MongoDB uses its
- * `_id` index for `$in` and is not routed here.
+ * claims), while `{_id: id}` is pushed down (~20 ms over the same 100,000). So there, for a
+ * find with a projection (small answers), a few ids are looked up one by one and many are found by
+ * reading the projected collection once (2.5 s over 100,000, whatever the number of ids).
+ * MongoDB uses its `_id` index for `$in` and is not routed here.
  */
 import type { Collection, Document } from 'mongodb';
 
@@ -28,7 +28,7 @@ export function idListOf(filter: Filter): string[] | undefined {
 
 /**
  * The documents of `c` whose `_id` is in `ids`, the way that is cheap on FerretDB; undefined when
- * neither way fits (many ids without a projection, or a sort or limit): then `$in` is used.
+ * neither way fits (no projection, or a sort or limit): then `$in` is used.
  */
 export async function findByIdsOnFerret(
   c: Collection<BaseDoc>,
@@ -36,7 +36,10 @@ export async function findByIdsOnFerret(
   projection: Document | undefined,
   options: FindOptions,
 ): Promise<Document[] | undefined> {
-  if (options.sort || options.limit !== undefined) return undefined;
+  // Only for small projections (claims, batch ids): on collections of large documents (tools,
+  // vectors) every pushed-down lookup still reads each row's whole JSON in PostgreSQL, so many
+  // of them can cost more than one `$in`; those keep `$in`.
+  if (!options.include || options.sort || options.limit !== undefined) return undefined;
   const unique = [...new Set(ids)];
   if (unique.length <= ONE_BY_ONE_MAX) {
     const found: Document[] = [];
@@ -46,8 +49,6 @@ export async function findByIdsOnFerret(
     }
     return found;
   }
-  // Reading everything is cheaper than $in only when little of each document crosses the wire.
-  if (!options.include) return undefined;
   const wanted = new Set(unique);
   const found: Document[] = [];
   for await (const d of c.find({}, { projection, batchSize: 10_000 })) if (wanted.has(d._id as string)) found.push(d);
