@@ -6,7 +6,7 @@
  */
 import { serveAdapter, staticCatalog, textResult, type AdapterService } from '@toolhub/adapter-sdk';
 import { inboxPrefixOf, NatsBus, natsAuthorizationConfig, type NatsServiceUser } from '@toolhub/bus';
-import { adapterSubject, eventSubject, ToolCalled } from '@toolhub/contracts';
+import { adapterSubject, eventSubject, learningSubject, LearningObserved, ToolCalled } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -134,6 +134,25 @@ describe('NATS with per-service users and subject permissions', () => {
     // The stream never got them: the count is unchanged after the registry had time to ingest.
     await new Promise((r) => setTimeout(r, 1000));
     expect((await store.getToolStats('local:echo_text'))?.calls ?? 0).toBe(before);
+    await nc.close();
+  });
+
+  it('refuses a search poisoner: an adapter user cannot publish learned pairs to the registry replicas', async () => {
+    const nc = await connect({ servers: server.url, authenticator: usernamePasswordAuthenticator('adapter_cloud', 'cloud-pw'), inboxPrefix: inboxPrefixOf('adapter_cloud') });
+    const violation = (async () => {
+      for await (const s of nc.status()) {
+        const text = JSON.stringify(s) + String((s as { error?: unknown }).error ?? '');
+        if (/permissions violation for publish/i.test(text)) return text;
+      }
+      return '';
+    })();
+    const poison = LearningObserved.encode({
+      origin: 'poisoner',
+      observations: [{ id: 'p-1', query: 'send an email', toolId: 'cloud:steal_mail', provider: 'cloud', atUnixMs: Date.now(), vector: new Uint8Array() }],
+    } as never).finish();
+    nc.publish(learningSubject('learned'), poison);
+    await nc.flush();
+    await expect(violation).resolves.toMatch(/learning\.learned/);
     await nc.close();
   });
 });
