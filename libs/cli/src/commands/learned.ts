@@ -23,7 +23,7 @@ function duration(ms: number): string {
 /** One line on the learning settings: what the table is a part of and how far it can move rankings. */
 function bounds(res: ListSearchLearningResponse, provider: string | undefined): string {
   const held = `${res.total} learned pair${res.total === 1 ? '' : 's'}${provider ? ` of ${provider}` : ''} held`;
-  return `${held} (at most ${res.maxPerProvider} per provider; weight halves every ${duration(res.halfLifeMs)}; lifts a tool's score by at most ×${+(1 + res.maxBoost).toFixed(2)}). This registry replica's memory: it is lost on restart.`;
+  return `${held} (at most ${res.maxPerProvider} per provider; weight halves every ${duration(res.halfLifeMs)}; lifts a tool's score by at most ×${+(1 + res.maxBoost).toFixed(2)}). Shared by the registry replicas and kept in the registry's store.`;
 }
 
 /**
