@@ -12,7 +12,7 @@ import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { type NatsServerHandle, scratchDir, startNatsServer } from '@toolhub/test-harness';
 import { connect } from '@nats-io/transport-node';
-import { usernamePasswordAuthenticator } from '@nats-io/nats-core';
+import { type NatsConnection, usernamePasswordAuthenticator } from '@nats-io/nats-core';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -34,6 +34,15 @@ const until = async (check: () => Promise<boolean> | boolean, what: string, time
   }
   throw new Error(`timed out waiting for ${what}`);
 };
+
+/** The first "permissions violation for publish" the server reports to `nc` (its text), or '' when it closes. */
+async function publishViolation(nc: NatsConnection): Promise<string> {
+  for await (const s of nc.status()) {
+    const text = JSON.stringify(s) + String((s as { error?: unknown }).error ?? '');
+    if (/permissions violation for publish/i.test(text)) return text;
+  }
+  return '';
+}
 
 describe('NATS with per-service users and subject permissions', () => {
   let server: NatsServerHandle;
@@ -106,13 +115,7 @@ describe('NATS with per-service users and subject permissions', () => {
 
   it('refuses a fake tool.called publisher: an adapter user cannot publish call events, so the registry never counts them', async () => {
     const nc = await connect({ servers: server.url, authenticator: usernamePasswordAuthenticator('adapter_cloud', 'cloud-pw'), inboxPrefix: inboxPrefixOf('adapter_cloud') });
-    const violation = (async () => {
-      for await (const s of nc.status()) {
-        const text = JSON.stringify(s) + String((s as { error?: unknown }).error ?? '');
-        if (/permissions violation for publish/i.test(text)) return text;
-      }
-      return '';
-    })();
+    const violation = publishViolation(nc);
     const before = (await store.getToolStats('local:echo_text'))?.calls ?? 0;
     const fake = ToolCalled.encode({
       eventId: 'fake-1',
@@ -139,13 +142,7 @@ describe('NATS with per-service users and subject permissions', () => {
 
   it('refuses a search poisoner: an adapter user cannot publish learned pairs to the registry replicas', async () => {
     const nc = await connect({ servers: server.url, authenticator: usernamePasswordAuthenticator('adapter_cloud', 'cloud-pw'), inboxPrefix: inboxPrefixOf('adapter_cloud') });
-    const violation = (async () => {
-      for await (const s of nc.status()) {
-        const text = JSON.stringify(s) + String((s as { error?: unknown }).error ?? '');
-        if (/permissions violation for publish/i.test(text)) return text;
-      }
-      return '';
-    })();
+    const violation = publishViolation(nc);
     const poison = LearningObserved.encode({
       origin: 'poisoner',
       observations: [{ id: 'p-1', query: 'send an email', toolId: 'cloud:steal_mail', provider: 'cloud', atUnixMs: Date.now(), vector: new Uint8Array() }],

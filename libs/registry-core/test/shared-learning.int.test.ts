@@ -6,8 +6,8 @@
  * consumer hands them to. Every run teaches both replicas, once, and is stored once.
  */
 import { NatsBus } from '@toolhub/bus';
-import { readReply } from '@toolhub/adapter-sdk';
-import { eventSubject, Importance, registrySubject, SearchToolsRequest, SearchToolsResponse, ToolCalled, type ToolInfo } from '@toolhub/contracts';
+import { readReply, textResult, toToolInfo } from '@toolhub/adapter-sdk';
+import { eventSubject, registrySubject, SearchToolsRequest, SearchToolsResponse, ToolCalled, type ToolInfo } from '@toolhub/contracts';
 import { MongoRegistryStore } from '@toolhub/store';
 import { mongoUrl, type NatsServerHandle, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
@@ -17,20 +17,8 @@ import { Registry } from '../src';
 
 jest.setTimeout(120_000);
 
-const tool = (name: string, description: string): ToolInfo => ({
-  id: `mail:${name}`,
-  provider: 'mail',
-  name,
-  path: 'mail',
-  description,
-  inputSchema: { type: 'object', properties: {} },
-  outputDescription: '',
-  examples: [],
-  importance: Importance.IMPORTANCE_NORMAL,
-  version: '',
-  tags: [],
-  defaultTimeoutMs: 0,
-});
+const tool = (name: string, description: string): ToolInfo =>
+  toToolInfo('mail', { name, path: 'mail', description, inputSchema: { type: 'object', properties: {} }, run: async () => textResult('') });
 
 describe('learning from use with two registry replicas over NATS and MongoDB', () => {
   let nats: NatsServerHandle;

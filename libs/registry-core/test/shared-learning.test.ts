@@ -5,8 +5,9 @@
  * query vectors travel and are stored too: the similar query below shares no word set with the
  * learned one, only its vector neighbourhood.
  */
+import { textResult, toToolInfo } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
-import { Importance, learningSubject, type SearchToolsResponse, type ToolCalled, type ToolInfo } from '@toolhub/contracts';
+import { learningSubject, type SearchToolsResponse, type ToolCalled, type ToolInfo } from '@toolhub/contracts';
 import { OpenAiEmbeddings } from '@toolhub/search';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
 import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
@@ -17,20 +18,8 @@ import { join } from 'node:path';
 
 import { Registry, type RegistryOptions } from '../src';
 
-const tool = (name: string, description: string): ToolInfo => ({
-  id: `mail:${name}`,
-  provider: 'mail',
-  name,
-  path: 'mail',
-  description,
-  inputSchema: { type: 'object', properties: { to: { type: 'string', description: 'recipient address' } } },
-  outputDescription: '',
-  examples: [],
-  importance: Importance.IMPORTANCE_NORMAL,
-  version: '',
-  tags: [],
-  defaultTimeoutMs: 0,
-});
+const tool = (name: string, description: string): ToolInfo =>
+  toToolInfo('mail', { name, path: 'mail', description, inputSchema: { type: 'object', properties: { to: { type: 'string', description: 'recipient address' } } }, run: async () => textResult('') });
 
 /** The query a run teaches, and a similar one (other words, close vector) that it should lift. */
 const LEARNED = 'send a letter to my mailbox';
