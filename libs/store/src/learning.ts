@@ -14,6 +14,7 @@ import { assertProviderName, parseToolId } from '@toolhub/contracts';
 import type { BaseDoc, DocCollection, Filter } from './backend';
 import type { PruneLearnedUses, StoredLearnedUse } from './store';
 import { assertText, assertToolId, invalid } from './validation';
+import { vectorFromBase64, vectorToBase64 } from './vectors';
 
 /** One stored observation (vector as base64 of its float32 bytes, as tool vectors are stored). */
 export interface LearnedUseDoc extends BaseDoc {
@@ -55,7 +56,7 @@ export class LearnedUses {
     const doc: LearnedUseDoc = { _id: use.id, toolId: use.toolId, provider: use.provider, query: use.query, atUnixMs: use.atUnixMs };
     if (use.vector) {
       doc.dims = use.vector.length;
-      doc.vector = Buffer.from(use.vector.buffer, use.vector.byteOffset, use.vector.byteLength).toString('base64');
+      doc.vector = vectorToBase64(use.vector);
     }
     // Insert-if-absent: the same observation saved twice (a redelivered run) is kept once.
     return this.docs.insert(doc);
@@ -66,15 +67,9 @@ export class LearnedUses {
     const docs = await this.docs.find({ atUnixMs: { $gte: sinceUnixMs } }, { sort: { atUnixMs: 1, _id: 1 } });
     return docs.map((d) => {
       const use: { -readonly [K in keyof StoredLearnedUse]: StoredLearnedUse[K] } = { id: d._id, toolId: d.toolId, provider: d.provider, query: d.query, atUnixMs: d.atUnixMs };
-      if (d.vector !== undefined && d.dims !== undefined) {
-        const buf = Buffer.from(d.vector, 'base64');
-        // A torn or foreign vector: the pair still counts by its words.
-        if (buf.byteLength === d.dims * 4) {
-          const v = new Float32Array(d.dims);
-          new Uint8Array(v.buffer).set(buf);
-          use.vector = v;
-        }
-      }
+      // A torn or foreign vector is left out: the pair still counts by its words.
+      const v = d.vector !== undefined && d.dims !== undefined ? vectorFromBase64(d.vector, d.dims) : undefined;
+      if (v) use.vector = v;
       return use;
     });
   }
