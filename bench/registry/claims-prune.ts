@@ -10,20 +10,13 @@
  * MONGO_URL, else a private FerretDB 1.24 on PostgreSQL (as the tests start it); a database of
  * its own, dropped afterwards. `--untimed`: the events carry no timestamp. A script, not a test.
  */
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 
 import type { ToolCalled } from '@toolhub/contracts';
-import { MongoRegistryStore } from '@toolhub/store';
-import { mongoUrl } from '@toolhub/test-harness';
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 
-import { serverCpu } from './server-cpu';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
+import { arg } from './args';
+import { runProbe, withProbeStore } from './probe-store';
 
 const CLAIMS = Number(arg('claims', '70000'));
 const WINDOW_MS = Number(arg('window-ms', '3600000'));
@@ -45,15 +38,8 @@ async function claimDocuments(client: MongoClient, dbName: string): Promise<numb
 }
 
 async function main(): Promise<void> {
-  const url = await mongoUrl();
-  const dbName = `bench_prune_${randomUUID().slice(0, 8)}`;
-  const client = new MongoClient(url);
-  await client.connect();
   let now = Date.UTC(2026, 10, 26, 12, 0);
-  const clock = (): number => now;
-  const store = await MongoRegistryStore.connect({ url, dbName, clock, dedupWindowMs: WINDOW_MS });
-  const server = serverCpu(url);
-  try {
+  await withProbeStore('bench_prune', { clock: () => now, dedupWindowMs: WINDOW_MS }, async ({ store, client, dbName, server }) => {
     const loadStart = loadavg().map((x) => x.toFixed(2));
     const fillStart = Date.now();
     for (let i = 0; i < CLAIMS; i += BATCH) {
@@ -89,14 +75,7 @@ async function main(): Promise<void> {
       load: { start: loadStart, end: loadavg().map((x) => x.toFixed(2)) },
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-  } finally {
-    await store.close();
-    await client.db(dbName).dropDatabase().catch(() => undefined);
-    await client.close();
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runProbe(main);

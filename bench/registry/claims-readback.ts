@@ -11,20 +11,12 @@
  * MONGO_URL, else a private FerretDB 1.24 on PostgreSQL (as the tests start it); a database of
  * its own, dropped afterwards. A script, not a test.
  */
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 
 import type { ToolCalled } from '@toolhub/contracts';
-import { MongoRegistryStore } from '@toolhub/store';
-import { mongoUrl } from '@toolhub/test-harness';
-import { MongoClient } from 'mongodb';
 
-import { serverCpu } from './server-cpu';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
+import { arg } from './args';
+import { runProbe, withProbeStore } from './probe-store';
 
 const CLAIMS = Number(arg('claims', '100000'));
 const REDELIVER = Math.min(CLAIMS, Number(arg('redeliver', '5000')));
@@ -36,17 +28,10 @@ function event(i: number, ts: number): ToolCalled {
 }
 
 async function main(): Promise<void> {
-  const url = await mongoUrl();
-  const dbName = `bench_readback_${randomUUID().slice(0, 8)}`;
-  const client = new MongoClient(url);
-  await client.connect();
   // The start of a 10-minute slot: every event below falls in it.
   const start = Date.UTC(2026, 10, 26, 12, 0);
   let now = start;
-  const clock = (): number => now;
-  const store = await MongoRegistryStore.connect({ url, dbName, clock, dedupWindowMs: 3_600_000 });
-  const server = serverCpu(url);
-  try {
+  await withProbeStore('bench_readback', { clock: () => now, dedupWindowMs: 3_600_000 }, async ({ store, server }) => {
     const loadStart = loadavg().map((x) => x.toFixed(2));
     const events = Array.from({ length: CLAIMS }, (_, i) => event(i, start + Math.floor((i / CLAIMS) * 500_000)));
     const fillStart = Date.now();
@@ -75,14 +60,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     if (!out.exact) process.exitCode = 1;
-  } finally {
-    await store.close();
-    await client.db(dbName).dropDatabase().catch(() => undefined);
-    await client.close();
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runProbe(main);

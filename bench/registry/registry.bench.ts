@@ -30,16 +30,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 
+import { arg } from './args';
 import { byProvider, callEvents, loadCatalog, percentiles, REPO_ROOT, searchWorkload, table, writeResult } from './data';
 import { serverCpu } from './server-cpu';
 
 type Backend = 'mongo' | 'embedded';
 type Mode = 'live' | 'backlog' | 'trickle';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
 
 const EVENTS = Number(arg('events', '50000'));
 /**

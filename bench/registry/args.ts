@@ -1,0 +1,7 @@
+/** Command-line options of the registry benchmarks: `--<name> <value>`. */
+
+/** The value after `--<name>` on the command line, else `fallback`. */
+export function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
