@@ -1,7 +1,7 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
-import { searchConfigFields } from '@toolhub/registry-core';
+import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
@@ -27,6 +27,7 @@ export const registryConfig = defineConfig({
     description: 'After a start, how long adapters have to re-announce ("30s"): then the stored catalog of a provider with no live replica is retired; "0ms" = never',
   },
   ...searchConfigFields(),
+  ...statsConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...natsAuthConfigFields(),

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const security = edgeSecurityFrom(config, log);
   // Fail closed before connecting anywhere: a reachable API must check credentials.
   assertSafeBind('The registry admin API', config.adminHost, security.authenticator.enabled, security.allowUnauthenticated);
-  const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb });
+  const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb, statsFlushMs: config.statsFlushMs });
   const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {

@@ -1,7 +1,7 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
-import { searchConfigFields } from '@toolhub/registry-core';
+import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
 
@@ -23,6 +23,7 @@ export const toolhubConfig = defineConfig({
     description: 'After a start, how long a provider of the stored catalog has to re-announce ("30s"): then the tools of a provider switched off are retired; "0ms" = never',
   },
   ...searchConfigFields(),
+  ...statsConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...authConfigFields(),

@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     dedupWindowMs: ONE_PROCESS_BOUNDS.dedupWindowMs,
     claims: 'memory',
     compactionIntervalMs: ONE_PROCESS_BOUNDS.compactionIntervalMs,
+    statsFlushMs: config.statsFlushMs,
   });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
   const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });

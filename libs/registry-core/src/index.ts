@@ -4,6 +4,7 @@
  */
 export { Registry, type RegistryOptions } from './registry';
 export { searchConfigFields, searchOptions, type SearchConfig } from './search-setup';
+export { DEFAULT_STATS_FLUSH_MS, statsConfigFields } from './stats-setup';
 export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
 export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
 export { suggestPreload, preloadScore } from './suggest';

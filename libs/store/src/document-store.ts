@@ -117,12 +117,19 @@ export class DocumentRegistryStore implements RegistryStore {
     return this.run(() => this.recorder.record(events));
   }
 
+  // Statistics waiting for their write (statsFlushMs) are written first, so a read sees every counted call.
   getToolStats(toolId: string): Promise<ToolStats | undefined> {
-    return this.run(() => this.queries.get(toolId));
+    return this.run(async () => {
+      await this.recorder.flush();
+      return this.queries.get(toolId);
+    });
   }
 
   listToolStats(options?: ListToolStatsOptions): Promise<ToolStatsSummary[]> {
-    return this.run(() => this.queries.list(options));
+    return this.run(async () => {
+      await this.recorder.flush();
+      return this.queries.list(options);
+    });
   }
 
   appendAudit(entry: AuditInput): Promise<AuditEntry> {
@@ -156,6 +163,9 @@ export class DocumentRegistryStore implements RegistryStore {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      // Statistics still waiting are written now; if that fails their batches stay stored and the
+      // next start-up finishes them, so closing goes on.
+      await this.recorder.stop().catch(() => undefined);
       await this.backend.close();
     })();
     return this.closing;

@@ -38,6 +38,16 @@ export interface StoreOptions {
    */
   maxBatchEvents?: number;
   /**
+   * How long counted calls may wait before their tools' statistics are written. 0: before
+   * `recordCalls` returns. Otherwise `recordCalls` returns once its events are durably claimed, and
+   * the statistics of all batches of this interval are written together — each tool's document once,
+   * not once per batch, which is most of the statistics' cost (bench/registry). Reads through the
+   * same store write what waits first (exact); other processes see counts up to this much later; a
+   * crash leaves the batches stored, finished at the next start-up. At most 50,000 events wait.
+   * @default 0
+   */
+  statsFlushMs?: number;
+  /**
    * For tests only: the first `recordCalls` that reaches this step throws there, as if the process
    * had been killed (what was written before stays written); later calls run normally.
    */
@@ -55,6 +65,7 @@ export const storeDefaults = {
   recoverAfterMs: 60_000,
   guardGraceMs: 5 * 60 * 1000,
   maxBatchEvents: 5000,
+  statsFlushMs: 0,
 } as const satisfies Required<Omit<StoreOptions, 'failAt'>>;
 
 /** Fills in defaults. @throws StoreError invalid_options naming the field. */
@@ -66,6 +77,7 @@ export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
     recoverAfterMs: options.recoverAfterMs ?? storeDefaults.recoverAfterMs,
     guardGraceMs: options.guardGraceMs ?? storeDefaults.guardGraceMs,
     maxBatchEvents: options.maxBatchEvents ?? storeDefaults.maxBatchEvents,
+    statsFlushMs: options.statsFlushMs ?? storeDefaults.statsFlushMs,
     failAt: options.failAt,
   };
   positiveInt('dedupWindowMs', resolved.dedupWindowMs);
@@ -73,6 +85,9 @@ export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
   positiveInt('recoverAfterMs', resolved.recoverAfterMs);
   positiveInt('guardGraceMs', resolved.guardGraceMs);
   positiveInt('maxBatchEvents', resolved.maxBatchEvents);
+  if (!Number.isInteger(resolved.statsFlushMs) || resolved.statsFlushMs < 0 || resolved.statsFlushMs > 60_000) {
+    throw new StoreError('invalid_options', `statsFlushMs must be an integer from 0 to 60000 (milliseconds), got ${JSON.stringify(resolved.statsFlushMs)}.`);
+  }
   if (resolved.maxBatchEvents > 5000) {
     // A batch is one document: 5000 events stay far below MongoDB's 16 MB document limit.
     throw new StoreError('invalid_options', `maxBatchEvents is ${resolved.maxBatchEvents}; at most 5000 are allowed.`);

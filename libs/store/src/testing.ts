@@ -14,6 +14,7 @@
  * });
  */
 import { catalogContract } from './contract/catalog';
+import { deferredStatsContract } from './contract/deferred-stats';
 import { durabilityContract } from './contract/durability';
 import { auditContract } from './contract/audit';
 import { preloadContract } from './contract/preload';
@@ -41,7 +42,7 @@ export interface StoreCapabilities {
  * CRUD, duplicates refused, overlays surviving resyncs, preload revisions and conflicts, exact
  * statistics under duplicate, overlapping and concurrent batches, percentiles on a known
  * distribution, hourly buckets, persistence across restarts, crashes at every step of a write
- * followed by redelivery, search vectors, learned uses of learning from use, and close.
+ * followed by redelivery, statistics written later (`statsFlushMs`), search vectors, learned uses of learning from use, and close.
  *
  * `makeStore(options)` runs before each test and must return an empty store opened with `options`
  * (a fake clock); `reopen(options)` opens the same data again; `cleanup` runs after each test.
@@ -87,6 +88,7 @@ export function storeContractSuite(name: string, makeStore: StoreFactory, capabi
     preloadContract(ctx);
     statsContract(ctx);
     durabilityContract(ctx);
+    deferredStatsContract(ctx);
     auditContract(ctx);
     vectorsContract(ctx);
     learningContract(ctx);

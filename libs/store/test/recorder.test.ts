@@ -1,6 +1,7 @@
 /**
  * CallRecorder details the contract suite cannot reach through a real backend: what happens when
- * one of the statistics writes of a batch, which run concurrently, fails.
+ * one of the statistics writes of a batch, which run concurrently, fails; how many writes the
+ * statistics written later (statsFlushMs) take, and what a failed timed write leaves.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -103,5 +104,102 @@ describe('CallRecorder', () => {
     // The redelivery finds every event counted; the upkeep waits for its interval, so no error now.
     expect(await recorder.record(first)).toEqual({ recorded: 0, duplicates: 3, rejected: [] });
     expect((await stats.get('local:echo'))?.calls).toBe(3);
+  });
+
+  describe('statistics written later (statsFlushMs)', () => {
+    /** `raw` counting each tool's statistics writes; writes fail while `failing.on`. */
+    function countedStats(raw: DocCollection<StatsDoc>) {
+      const writes = new Map<string, number>();
+      const failing = { on: false };
+      const write = (doc: StatsDoc, op: () => Promise<boolean>): Promise<boolean> => {
+        if (failing.on) return Promise.reject(new StoreError('backend', 'injected: the database is unreachable'));
+        writes.set(doc._id, (writes.get(doc._id) ?? 0) + 1);
+        return op();
+      };
+      const stats: DocCollection<StatsDoc> = {
+        get: (id) => raw.get(id),
+        find: (filter, options) => raw.find(filter, options),
+        insert: (doc) => write(doc, () => raw.insert(doc)),
+        insertNew: (docs) => raw.insertNew(docs),
+        replace: (filter, doc) => write(doc, () => raw.replace(filter, doc)),
+        delete: (filter) => raw.delete(filter),
+      };
+      return { stats, writes, failing };
+    }
+
+    async function until(what: string, done: () => Promise<boolean>): Promise<void> {
+      for (let i = 0; i < 1000; i++) {
+        if (await done()) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`timed out waiting until ${what}`);
+    }
+
+    it('returns once the batches are claimed, then writes each tool once for all the batches waiting', async () => {
+      const clock = new FakeClock();
+      const { stats, writes } = countedStats(backend.collection<StatsDoc>('tool_stats'));
+      const batches = backend.collection<BatchDoc>('call_batches');
+      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 60_000 }));
+      for (let b = 0; b < 5; b++) {
+        expect(await recorder.record([...calls(`a${b}`, 'local:echo', 3), ...calls(`b${b}`, 'local:sum', 1)])).toMatchObject({ recorded: 4 });
+      }
+      expect(writes.size).toBe(0);
+      expect(await batches.find({})).toHaveLength(5);
+      await recorder.flush();
+      // One write per tool for the five batches (immediate writing takes one per tool per batch: 10).
+      expect(Object.fromEntries(writes)).toEqual({ 'local:echo': 1, 'local:sum': 1 });
+      expect((await stats.get('local:echo'))?.calls).toBe(15);
+      expect((await stats.get('local:sum'))?.calls).toBe(5);
+      expect((await stats.get('local:echo'))?.guard).toHaveLength(5);
+      expect(await batches.find({})).toEqual([]);
+      await recorder.stop();
+    });
+
+    it('writes on its timer without a read', async () => {
+      const clock = new FakeClock();
+      const stats = backend.collection<StatsDoc>('tool_stats');
+      const batches = backend.collection<BatchDoc>('call_batches');
+      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 50 }));
+      await recorder.record(calls('t', 'local:echo', 4));
+      await until('the timed write removed the batch', async () => (await batches.find({})).length === 0);
+      expect((await stats.get('local:echo'))?.calls).toBe(4);
+      await recorder.stop();
+    });
+
+    it('keeps the statistics of a failed timed write waiting, reports it with the next batch, and writes them all once the database answers', async () => {
+      const clock = new FakeClock();
+      const { stats, failing } = countedStats(backend.collection<StatsDoc>('tool_stats'));
+      const batches = backend.collection<BatchDoc>('call_batches');
+      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 60_000 }));
+      await recorder.record(calls('a', 'local:echo', 3));
+      failing.on = true;
+      await expect(recorder.flush()).rejects.toThrow(/unreachable/);
+      expect(await recorder.record(calls('b', 'local:echo', 2))).toMatchObject({ recorded: 2 });
+      failing.on = false;
+      await recorder.flush();
+      expect((await stats.get('local:echo'))?.calls).toBe(5);
+      expect(await batches.find({})).toEqual([]);
+      expect(await recorder.record(calls('a', 'local:echo', 3))).toMatchObject({ recorded: 0, duplicates: 3 });
+      await recorder.stop();
+    });
+
+    it('reports a failed timed write as the upkeep error of the next batch and retries it on its timer', async () => {
+      const clock = new FakeClock();
+      const { stats, failing } = countedStats(backend.collection<StatsDoc>('tool_stats'));
+      const batches = backend.collection<BatchDoc>('call_batches');
+      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 50 }));
+      failing.on = true;
+      await recorder.record(calls('a', 'local:echo', 3));
+      let reported: string | undefined;
+      await until('a batch reports the failed write', async () => {
+        reported = (await recorder.record([])).upkeepError;
+        return reported !== undefined;
+      });
+      expect(reported).toMatch(/statistics of counted calls not written yet \(retried in 50 ms\): injected: the database is unreachable/);
+      failing.on = false;
+      await until('the retry wrote them', async () => (await batches.find({})).length === 0);
+      expect((await stats.get('local:echo'))?.calls).toBe(3);
+      await recorder.stop();
+    });
   });
 });

@@ -19,6 +19,14 @@
  *      after the others have settled;
  *   5. delete B (once every tool's write succeeded).
  *
+ * Steps 4–5 may wait (`statsFlushMs`): B is durable once steps 1–2 are done — any process can finish
+ * it from the store — so `record` returns then, and the statistics of the batches counted meanwhile
+ * are written together: each tool's document once for all of them, with one guard entry per batch.
+ * Before that write, the batches still stored are looked up; one finished meanwhile by another
+ * process (found by a redelivery, or by a sweep) is skipped. Reads through the same store write
+ * what waits first, so they are exact; other processes see the counts up to `statsFlushMs` later.
+ * A crash before the write leaves the batches stored: the next start-up or a sweep finishes them.
+ *
  * Any process may finish any stored batch at any time (steps 2, 4, 5) with the same result: the
  * claims of B are complete once someone has run step 2 for all of B's records, so every finisher
  * computes the same per-tool groups, and the guard (written atomically with the counts, in the
@@ -32,8 +40,8 @@
  * needs a backend whose conditional replace is atomic: MongoDB's is; FerretDB 1.24 on PostgreSQL
  * matches the filter in one statement and writes by `_id` in another, so two PROCESSES writing the
  * same tool's stats at once can both "win" and one group is lost (measured: 50 of 300 racing
- * pairs). One process's own writes never race: its tools' writes within a batch are to distinct
- * documents, and its batches run one after another.
+ * pairs). One process's own writes never race: all its statistics writes run one flush or batch
+ * at a time, and within one they are to distinct documents.
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolCalled } from '@toolhub/contracts';
@@ -55,6 +63,19 @@ export interface BatchDoc extends BaseDoc {
 
 export type { ClaimDoc } from './claims';
 
+/** A claimed batch whose statistics are not written yet: the records it counts, by tool. */
+interface ClaimedBatch {
+  id: string;
+  byTool: Map<string, CallRecord[]>;
+  count: number;
+}
+
+/** The records of one batch for one tool. */
+interface ToolPart {
+  batchId: string;
+  records: readonly CallRecord[];
+}
+
 const CAS_ATTEMPTS = 100;
 /** Statistics documents of one batch written at once. */
 const STATS_WRITE_CONCURRENCY = 8;
@@ -65,6 +86,14 @@ const GUARD_SOFT_LIMIT = 32;
 const MAX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /** Tools whose statistics documents the recorder keeps in memory (a few KB each). */
 export const STATS_CACHE_LIMIT = 5000;
+/**
+ * Counted events whose statistics may wait for the flush (`statsFlushMs`): past this, `record` writes
+ * them before it returns, so memory stays bounded (~150 bytes per event) when writes fall behind.
+ */
+export const MAX_WAITING_EVENTS = 50_000;
+
+/** What a test hook throws: the process "died" there, so nothing of it is retried. */
+class InjectedCrash extends Error {}
 
 /** Counts calls into `tool_stats`, exactly once per event id. */
 export class CallRecorder {
@@ -77,6 +106,15 @@ export class CallRecorder {
    * batch needs no read before its compare-and-set writes. At most {@link STATS_CACHE_LIMIT}.
    */
   private readonly cache = new Map<string, StatsDoc>();
+  /** Claimed batches whose statistics wait for the flush, oldest first. */
+  private waiting: ClaimedBatch[] = [];
+  private waitingEvents = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Why the last timed flush failed (reported by the next `record` as its upkeep error). */
+  private flushError: string | undefined;
+  /** Every statistics write of this process runs after the previous one (see the header). */
+  private writes: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(
     private readonly stats: DocCollection<StatsDoc>,
@@ -97,11 +135,30 @@ export class CallRecorder {
     // The batch is counted: a failing upkeep must not fail it (its redelivery would then wait out
     // the consumer's ack wait for nothing). Seen on FerretDB, which refused to prune more than
     // 65,535 expired claims in one delete (before MongoRegistryStore's claims were slotted).
-    const upkeepError = await this.housekeeping().then(
+    let upkeepError = await this.housekeeping().then(
       () => undefined,
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
     );
+    if (this.flushError !== undefined) {
+      upkeepError = [upkeepError, this.flushError].filter(Boolean).join('; ');
+      this.flushError = undefined;
+    }
     return { recorded, duplicates: duplicates + records.length - recorded, rejected, ...(upkeepError === undefined ? {} : { upkeepError }) };
+  }
+
+  /**
+   * Writes the statistics of every batch counted so far (those waiting for `statsFlushMs`), after
+   * any write already running. Reads call it first, so they see every counted event.
+   */
+  flush(): Promise<void> {
+    return this.serially(() => this.writeWaiting());
+  }
+
+  /** Writes what waits and stops the flush timer (the store is closing). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.flushTimer);
+    await this.flush();
   }
 
   /**
@@ -113,7 +170,7 @@ export class CallRecorder {
     while (finished < limit) {
       const page = Math.min(100, limit - finished);
       const docs = await this.batches.find(olderThan === undefined ? {} : { at: { $lt: olderThan } }, { sort: { at: 1 }, limit: page });
-      for (const doc of docs) await this.complete(doc);
+      for (const doc of docs) await this.serially(() => this.finish(doc));
       finished += docs.length;
       if (docs.length < page) break;
     }
@@ -126,27 +183,79 @@ export class CallRecorder {
     this.crashPoint('batch-written');
     const owners = await this.claims.claim(batch);
     this.crashPoint('claims-written');
-    // Records claimed by a batch that is still stored: its writer crashed (or is slow). Finish it
-    // now, so the counts are exact when this call returns — the caller then acks the redelivery,
-    // and nothing else would bring those records back.
-    const others = [...new Set(owners.values())].filter((b) => b !== batch._id);
+    // Records claimed by a batch that is still stored and not ours to write: its writer crashed (or
+    // is slow). Finish it now, so the counts are exact when this call returns — the caller then
+    // acks the redelivery, and nothing else would bring those records back.
+    const ours = new Set(this.waiting.map((w) => w.id));
+    const others = [...new Set(owners.values())].filter((b) => b !== batch._id && !ours.has(b));
     if (others.length > 0) {
-      for (const doc of await this.batches.find({ _id: { $in: others } })) await this.complete(doc);
+      const docs = await this.batches.find({ _id: { $in: others } });
+      for (const doc of docs) await this.serially(() => this.finish(doc));
     }
-    return this.complete(batch, owners, true);
+    const claimed = claimedRecords(batch, owners);
+    if (this.options.statsFlushMs === 0) {
+      await this.serially(() => this.writeStats([claimed], true));
+      return claimed.count;
+    }
+    this.waiting.push(claimed);
+    this.waitingEvents += claimed.count;
+    if (this.waitingEvents >= MAX_WAITING_EVENTS) await this.flush();
+    else this.scheduleFlush();
+    return claimed.count;
   }
 
-  /** Steps 2, 4 and 5 for `batch`; returns how many records it counts. */
-  private async complete(batch: BatchDoc, knownOwners?: Map<string, string>, original = false): Promise<number> {
-    const owners = knownOwners ?? (await this.claims.claim(batch));
-    const byTool = new Map<string, CallRecord[]>();
-    let mine = 0;
-    for (const record of batch.events) {
-      if (owners.get(record.id) !== batch._id) continue;
-      mine++;
-      const group = byTool.get(record.t);
-      if (group) group.push(record);
-      else byTool.set(record.t, [record]);
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined || this.stopped) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush().then(
+        () => undefined,
+        (err: unknown) => {
+          this.flushError = `statistics of counted calls not written yet (retried in ${this.options.statsFlushMs} ms): ${err instanceof Error ? err.message : String(err)}`;
+          if (this.waiting.length > 0) this.scheduleFlush();
+        },
+      );
+    }, this.options.statsFlushMs);
+    this.flushTimer.unref();
+  }
+
+  /** Steps 4–5 for every waiting batch; on failure they wait for the next flush (not after an injected crash). */
+  private async writeWaiting(): Promise<void> {
+    if (this.waiting.length === 0) return;
+    const taken = this.waiting;
+    this.waiting = [];
+    this.waitingEvents = 0;
+    try {
+      // A batch finished meanwhile by another process is gone from the store: its counts are in.
+      const stored = new Set((await this.batches.find({ _id: { $in: taken.map((b) => b.id) } }, { include: [] })).map((d) => d._id));
+      await this.writeStats(
+        taken.filter((b) => stored.has(b.id)),
+        true,
+      );
+    } catch (err) {
+      if (!(err instanceof InjectedCrash)) {
+        this.waiting = [...taken, ...this.waiting];
+        this.waitingEvents = this.waiting.reduce((sum, b) => sum + b.count, 0);
+      }
+      throw err;
+    }
+  }
+
+  /** Steps 2, 4 and 5 for a stored batch another writer left. */
+  private async finish(batch: BatchDoc): Promise<void> {
+    await this.writeStats([claimedRecords(batch, await this.claims.claim(batch))], false);
+  }
+
+  /** Steps 4 and 5 for `batches`: each tool's statistics written once for all of them. */
+  private async writeStats(batches: readonly ClaimedBatch[], original: boolean): Promise<void> {
+    if (batches.length === 0) return;
+    const byTool = new Map<string, ToolPart[]>();
+    for (const batch of batches) {
+      for (const [toolId, records] of batch.byTool) {
+        const parts = byTool.get(toolId);
+        if (parts) parts.push({ batchId: batch.id, records });
+        else byTool.set(toolId, [{ batchId: batch.id, records }]);
+      }
     }
     // Each tool's statistics as this recorder last wrote or read them, else one query for all the
     // missing ones (not one per tool). A document changed meanwhile by another writer fails its
@@ -166,30 +275,31 @@ export class CallRecorder {
     let next = 0;
     if (original && groups.length > 0) {
       // The first tool alone, so a crash injected after it finds the others untouched.
-      const [toolId, group] = groups[next++]!;
-      await this.apply(batch._id, toolId, group, known.get(toolId) ?? null);
+      const [toolId, parts] = groups[next++]!;
+      await this.apply(toolId, parts, known.get(toolId) ?? null);
       this.crashPoint('first-tool-applied');
     }
     // Tools are independent (each has its own document, guard and compare-and-set), so their writes
     // overlap: a round trip to FerretDB waits on FerretDB and PostgreSQL, which have cores of their own.
-    await forEachLimited(groups.slice(next), STATS_WRITE_CONCURRENCY, ([toolId, group]) => this.apply(batch._id, toolId, group, known.get(toolId) ?? null));
+    await forEachLimited(groups.slice(next), STATS_WRITE_CONCURRENCY, ([toolId, parts]) => this.apply(toolId, parts, known.get(toolId) ?? null));
     if (original) this.crashPoint('all-tools-applied');
-    await this.batches.delete({ _id: batch._id });
-    return mine;
+    const ids = batches.map((b) => b.id);
+    await this.batches.delete(ids.length === 1 ? { _id: ids[0] } : { _id: { $in: ids } });
   }
 
   /**
-   * Folds `group` into the tool's stats unless batch `batchId` is already in its guard. `known` is
-   * the tool's document as just read (null: none), used for the first attempt.
+   * Folds the parts of batches not yet in the tool's guard into its stats, and adds those batches
+   * to the guard. `known` is the tool's document as just read (null: none), used for the first attempt.
    */
-  private async apply(batchId: string, toolId: string, group: readonly CallRecord[], known?: StatsDoc | null): Promise<void> {
+  private async apply(toolId: string, parts: readonly ToolPart[], known?: StatsDoc | null): Promise<void> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const current = attempt === 0 && known !== undefined ? (known ?? undefined) : await this.stats.get(toolId);
-      if (current?.guard.some((g) => g.b === batchId)) return;
+      const fresh = current ? parts.filter((p) => !current.guard.some((g) => g.b === p.batchId)) : parts;
+      if (fresh.length === 0) return;
       const now = this.options.clock();
       const base = current ?? emptyStats(toolId);
-      const next = foldCalls(base, group, now, this.options.hourlyRetentionHours);
-      next.guard = [...(await this.liveGuard(base.guard, now)), { b: batchId, at: now }];
+      const next = foldCalls(base, fresh.length === 1 ? fresh[0]!.records : fresh.flatMap((p) => p.records), now, this.options.hourlyRetentionHours);
+      next.guard = [...(await this.liveGuard(base.guard, now)), ...fresh.map((p) => ({ b: p.batchId, at: now }))];
       next.rev = base.rev + 1;
       const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
       this.cache.delete(toolId);
@@ -234,8 +344,32 @@ export class CallRecorder {
   private crashPoint(step: RecordStep): void {
     if (this.failAt !== step) return;
     this.failAt = undefined;
-    throw new Error(`Injected failure at ${step} (StoreOptions.failAt): the write stops here, as if the process died.`);
+    throw new InjectedCrash(`Injected failure at ${step} (StoreOptions.failAt): the write stops here, as if the process died.`);
   }
+
+  /** Runs `op` after every statistics write already queued (see {@link writes}). */
+  private serially(op: () => Promise<void>): Promise<void> {
+    const run = this.writes.then(op);
+    this.writes = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+}
+
+/** The records of `batch` that its claims give to it, by tool. */
+function claimedRecords(batch: BatchDoc, owners: ReadonlyMap<string, string>): ClaimedBatch {
+  const byTool = new Map<string, CallRecord[]>();
+  let count = 0;
+  for (const record of batch.events) {
+    if (owners.get(record.id) !== batch._id) continue;
+    count++;
+    const group = byTool.get(record.t);
+    if (group) group.push(record);
+    else byTool.set(record.t, [record]);
+  }
+  return { id: batch._id, byTool, count };
 }
 
 /**
