@@ -21,7 +21,7 @@ export interface ProbeStore {
 }
 
 /** Runs `probe` on a fresh database named `<prefix>_<random>`, dropped afterwards. */
-export async function withProbeStore(prefix: string, options: { clock: () => number; dedupWindowMs: number }, probe: (p: ProbeStore) => Promise<void>): Promise<void> {
+export async function withProbeStore(prefix: string, options: { clock: () => number; dedupWindowMs: number; statsFlushMs?: number }, probe: (p: ProbeStore) => Promise<void>): Promise<void> {
   const url = await mongoUrl();
   const dbName = `${prefix}_${randomUUID().slice(0, 8)}`;
   const client = new MongoClient(url);
