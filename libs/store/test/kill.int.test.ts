@@ -1,7 +1,9 @@
 /**
  * A writer process is killed with SIGKILL in the middle of its stream of batches (as the registry
  * can be); the unacknowledged batches are then redelivered to a new store on the same data, as
- * JetStream would. The counts must be exact: nothing lost, nothing counted twice.
+ * JetStream would. The counts must be exact: nothing lost, nothing counted twice. Also with the
+ * statistics written later (statsFlushMs): the kill then also falls while acknowledged batches
+ * wait for their write, or in the middle of it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,9 +29,13 @@ interface Target {
 }
 
 /** Starts the writer, lets it ack at least `minAcks` batches, kills it at a random moment. */
-async function runAndKill(args: readonly string[], minAcks: number): Promise<number> {
+async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs: number): Promise<number> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that SIGKILL would miss.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, STATS_FLUSH_MS: String(statsFlushMs) },
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
@@ -70,35 +76,38 @@ async function expectExact(store: RegistryStore, batches: number): Promise<void>
 }
 
 function killSuite(name: string, makeTarget: () => Promise<Target>): void {
-  it(
-    `${name}: counts exactly after the writer is killed mid-stream and the unacknowledged batches are redelivered`,
-    async () => {
-      for (let round = 0; round < ROUNDS; round++) {
-        const target = await makeTarget();
-        try {
-          const lastAcked = await runAndKill(target.args, 3 + Math.floor(Math.random() * 6));
-          const store = await target.open();
+  // 0: written before each ack; 25 ms: a few acknowledged batches wait for each write.
+  for (const statsFlushMs of [0, 25]) {
+    it(
+      `${name}: counts exactly after the writer is killed mid-stream and the unacknowledged batches are redelivered${statsFlushMs ? ` (statistics written every ${statsFlushMs} ms)` : ''}`,
+      async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const target = await makeTarget();
           try {
-            // JetStream redelivers what was not acked (the batch in flight), and may repeat acked ones.
-            const inFlight = lastAcked + 1;
-            const redelivered = await store.recordCalls(killBatch(inFlight));
-            expect(redelivered.recorded + redelivered.duplicates).toBe(killBatch(inFlight).length);
-            await expectExact(store, inFlight + 1);
-            const again = await store.recordCalls([killBatch(0), killBatch(inFlight)].flat());
-            expect(again.recorded).toBe(0);
-            await expectExact(store, inFlight + 1);
-            const total = (await Promise.all(KILL_TOOLS.map((t) => store.getToolStats(t)))).reduce((n, s) => n + (s?.calls ?? 0), 0);
-            expect(total).toBe((inFlight + 1) * NEW_PER_BATCH);
+            const lastAcked = await runAndKill(target.args, 3 + Math.floor(Math.random() * 6), statsFlushMs);
+            const store = await target.open();
+            try {
+              // JetStream redelivers what was not acked (the batch in flight), and may repeat acked ones.
+              const inFlight = lastAcked + 1;
+              const redelivered = await store.recordCalls(killBatch(inFlight));
+              expect(redelivered.recorded + redelivered.duplicates).toBe(killBatch(inFlight).length);
+              await expectExact(store, inFlight + 1);
+              const again = await store.recordCalls([killBatch(0), killBatch(inFlight)].flat());
+              expect(again.recorded).toBe(0);
+              await expectExact(store, inFlight + 1);
+              const total = (await Promise.all(KILL_TOOLS.map((t) => store.getToolStats(t)))).reduce((n, s) => n + (s?.calls ?? 0), 0);
+              expect(total).toBe((inFlight + 1) * NEW_PER_BATCH);
+            } finally {
+              await store.close();
+            }
           } finally {
-            await store.close();
+            await target.cleanup();
           }
-        } finally {
-          await target.cleanup();
         }
-      }
-    },
-    180_000,
-  );
+      },
+      180_000,
+    );
+  }
 }
 
 describe('a writer killed with SIGKILL', () => {

@@ -2,6 +2,7 @@
  * Child process of the kill tests: records batch after batch into a store and prints `acked <i>`
  * after each write returned, until it is killed. Usage:
  *   node --import tsx record-until-killed.ts embedded <dir> | mongo <url> <dbName>
+ * STATS_FLUSH_MS sets the store's statsFlushMs (default 0).
  */
 import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../../src/index';
 import { killBatch } from './kill-batches';
@@ -12,8 +13,9 @@ async function main(): Promise<void> {
   // Never outlive the test process.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && process.exit(2), 500).unref();
+  const statsFlushMs = Number(process.env['STATS_FLUSH_MS'] ?? '0');
   const store: RegistryStore =
-    kind === 'embedded' ? await EmbeddedRegistryStore.open({ dir: target }) : await MongoRegistryStore.connect({ url: target, dbName: dbName ?? 'toolhub' });
+    kind === 'embedded' ? await EmbeddedRegistryStore.open({ dir: target, statsFlushMs }) : await MongoRegistryStore.connect({ url: target, dbName: dbName ?? 'toolhub', statsFlushMs });
   process.stdout.write('ready\n');
   for (let i = 0; i < 100_000; i++) {
     await store.recordCalls(killBatch(i));
