@@ -25,6 +25,11 @@ export interface TelemetryState {
   /** Open handles; the provider shuts down when the last one closes. */
   refs: number;
   closed: boolean;
+  /**
+   * Whether `provider` was offered as the global tracer provider. `false` where it records nothing:
+   * the libraries then use OpenTelemetry's no-op tracers, and only the handles' `getTracer()` reach it.
+   */
+  readonly globalTracer: boolean;
   /** Whether this state registered the global provider, context manager and propagator. */
   readonly registered: { tracer: boolean; context: boolean; propagator: boolean };
 }
@@ -39,32 +44,44 @@ export function currentState(): TelemetryState | undefined {
   return state && !state.closed ? state : undefined;
 }
 
+/** What {@link registerProvider} registers besides the propagators. */
+export interface RegisterOptions {
+  /**
+   * Register `provider` as the global tracer provider. Without it the libraries' tracers stay
+   * OpenTelemetry's no-op ones: no span objects, ids or timers per call, and a caller's span context
+   * passes through unchanged (see grpc-edge's `tracerProviderRegistered`). @default true
+   */
+  tracer?: boolean;
+  /** Register an AsyncLocalStorage context manager. @default true */
+  asyncContext?: boolean;
+}
+
 /**
- * Registers `provider` globally with the W3C TraceContext + Baggage propagators and, when
- * `asyncContext`, an AsyncLocalStorage context manager, and stores it as the process's state with
- * one reference. Without the context manager, `context.active()` is always the root context: the
- * active span does not follow async calls, and services pass trace headers on explicitly (see
- * grpc-edge's `CallContext.traceHeaders`).
+ * Registers the W3C TraceContext + Baggage propagators and, as `options` say, `provider` as the
+ * global tracer provider and an AsyncLocalStorage context manager, and stores it as the process's
+ * state with one reference. Without the context manager, `context.active()` is always the root
+ * context: the active span does not follow async calls, and services pass trace headers on
+ * explicitly (see grpc-edge's `CallContext.traceHeaders`).
  */
 export function registerProvider(
   provider: ShutdownableProvider,
   kind: TelemetryState['kind'],
   serviceName: string,
-  asyncContext = true,
+  options: RegisterOptions = {},
 ): TelemetryState {
-  const contextManager: ContextManager | undefined = asyncContext ? new AsyncLocalStorageContextManager() : undefined;
+  const contextManager: ContextManager | undefined = (options.asyncContext ?? true) ? new AsyncLocalStorageContextManager() : undefined;
   contextManager?.enable();
   const registered = {
     // Each `setGlobal*` refuses (returns false) when something else registered first; then that
     // registration stays in charge and we must not disable it on shutdown.
-    tracer: trace.setGlobalTracerProvider(provider),
+    tracer: (options.tracer ?? true) ? trace.setGlobalTracerProvider(provider) : false,
     context: contextManager ? context.setGlobalContextManager(contextManager) : false,
     propagator: propagation.setGlobalPropagator(
       new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
     ),
   };
   if (contextManager && !registered.context) contextManager.disable();
-  const state: TelemetryState = { provider, kind, serviceName, refs: 1, closed: false, registered };
+  const state: TelemetryState = { provider, kind, serviceName, refs: 1, closed: false, globalTracer: options.tracer ?? true, registered };
   (globalThis as GlobalWithState)[STATE_KEY] = state;
   return state;
 }

@@ -55,9 +55,12 @@ export interface Telemetry {
    * test's `setupTestTracing()`); its options other than `serviceName` were then ignored.
    */
   readonly ownsProvider: boolean;
-  /** The process's tracer provider. */
+  /**
+   * The process's tracer provider. It is the global one (`trace.getTracerProvider()`) only where
+   * traces are recorded or the async context is on; see {@link initTelemetry}.
+   */
   readonly tracerProvider: TracerProvider;
-  /** A tracer named `name`. @default name the handle's `serviceName` */
+  /** A tracer of {@link tracerProvider} named `name`. @default name the handle's `serviceName` */
   getTracer(name?: string, version?: string): Tracer;
   /** Exports every finished span that is still buffered. */
   forceFlush(): Promise<void>;
@@ -70,9 +73,17 @@ export interface Telemetry {
 }
 
 /**
- * Sets up tracing for this process: a global `NodeTracerProvider` with a `service.name` /
- * `service.version` resource, W3C TraceContext + Baggage propagators and an AsyncLocalStorage
- * context manager, exporting as {@link TelemetryOptions.exporter} says.
+ * Sets up tracing for this process: a `NodeTracerProvider` with a `service.name` /
+ * `service.version` resource, exporting as {@link TelemetryOptions.exporter} says, the global W3C
+ * TraceContext + Baggage propagators and, see {@link TelemetryOptions.asyncContext}, an
+ * AsyncLocalStorage context manager.
+ *
+ * The provider becomes the global one only when an exporter, a span processor or
+ * `OTEL_TRACES_SAMPLER` is set, or the async context is on. Otherwise its spans would go nowhere:
+ * the libraries' tracers stay OpenTelemetry's no-ops, so a call creates no span objects, ids or
+ * timers, and a caller's W3C trace context is passed on unchanged (the gRPC edge hands it to the
+ * dispatcher as `CallContext.traceHeaders`). The handle's {@link Telemetry.getTracer} still reaches
+ * the provider.
  *
  * Safe to call more than once (one-process mode starts several services in one Node process):
  * later calls reuse the first provider and only add a reference; the provider shuts down when
@@ -103,8 +114,13 @@ export function initTelemetry(options: TelemetryOptions): Telemetry {
     // cost of recording (~40 µs per RunTool in the dispatcher). OTEL_TRACES_SAMPLER overrides.
     ...(spanProcessors.length === 0 && !nonEmpty(env['OTEL_TRACES_SAMPLER']) ? { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) } : {}),
   });
-  const asyncContext = options.asyncContext ?? (spanProcessors.length > 0 || nonEmpty(env['OTEL_TRACES_SAMPLER']) !== undefined || /^(1|true|yes|on)$/i.test(env['TOOLHUB_ASYNC_CONTEXT']?.trim() ?? ''));
-  return createHandle(registerProvider(provider, 'sdk', options.serviceName, asyncContext), options.serviceName, true);
+  const traced = spanProcessors.length > 0 || nonEmpty(env['OTEL_TRACES_SAMPLER']) !== undefined;
+  const asyncContext = options.asyncContext ?? (traced || /^(1|true|yes|on)$/i.test(env['TOOLHUB_ASYNC_CONTEXT']?.trim() ?? ''));
+  // Spans that go nowhere and no active span to follow: the provider stays off the global API, so
+  // the libraries' tracers are OpenTelemetry's no-ops and the hot paths skip spans altogether
+  // (~3% of a one-process ToolHub's CPU at concurrency 1), passing a caller's trace context on as is.
+  const tracer = traced || asyncContext;
+  return createHandle(registerProvider(provider, 'sdk', options.serviceName, { tracer, asyncContext }), options.serviceName, true);
 }
 
 function exporterProcessors(options: TelemetryOptions, env: EnvMap): SpanProcessor[] {
@@ -150,7 +166,7 @@ function createHandle(state: TelemetryState, serviceName: string, ownsProvider: 
     serviceName,
     ownsProvider,
     tracerProvider: state.provider,
-    getTracer: (name = serviceName, version) => trace.getTracer(name, version),
+    getTracer: (name = serviceName, version) => (state.globalTracer ? trace.getTracer(name, version) : state.provider.getTracer(name, version)),
     forceFlush: () => (state.closed ? Promise.resolve() : state.provider.forceFlush()),
     async shutdown() {
       if (released) return;

@@ -1,4 +1,4 @@
-import { context, trace, TraceFlags } from '@opentelemetry/api';
+import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { initTelemetry, isTelemetryError, withSpan, type Telemetry } from '@toolhub/telemetry';
 import { setupTestTracing } from '@toolhub/telemetry/testing';
@@ -128,6 +128,25 @@ describe('initTelemetry with nothing to export', () => {
     const span = t.getTracer().startSpan('child', {}, parent);
     expect(span.isRecording()).toBe(true);
     expect(span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    span.end();
+  });
+
+  it("leaves the global tracer provider unset, so libraries start no spans, and still registers the propagators", () => {
+    t = initTelemetry({ serviceName: 'dispatcher', env: {} });
+    // A library's tracer is OpenTelemetry's no-op: no ids of its own, nothing recorded...
+    const root = trace.getTracer('@toolhub/lib').startSpan('root');
+    expect(trace.isSpanContextValid(root.spanContext())).toBe(false);
+    // ...and a caller's span context passes through it unchanged.
+    const remote = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true };
+    expect(trace.getTracer('@toolhub/lib').startSpan('child', {}, trace.setSpanContext(context.active(), remote)).spanContext()).toEqual(remote);
+    expect(propagation.fields()).toEqual(['traceparent', 'tracestate', 'baggage']);
+  });
+
+  it('registers the provider globally when the async context is asked for (log correlation)', () => {
+    t = initTelemetry({ serviceName: 'dispatcher', env: { TOOLHUB_ASYNC_CONTEXT: '1' } });
+    const span = trace.getTracer('@toolhub/lib').startSpan('root');
+    expect(span.isRecording()).toBe(false);
+    expect(trace.isSpanContextValid(span.spanContext())).toBe(true);
     span.end();
   });
 
