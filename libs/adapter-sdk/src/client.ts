@@ -3,7 +3,7 @@
  * Injects the active trace context and the deadline into headers, and turns bus failures into
  * wire errors an agent can act on.
  */
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { type Bus, type BusReply, type Headers, isBusError } from '@toolhub/bus';
 import {
   AdapterHealthRequest,
@@ -64,7 +64,10 @@ export class AdapterClient {
     const subject = adapterSubject(provider, op);
     const headers: Headers = { ...options.headers, [HEADER_DEADLINE]: String(Date.now() + options.timeoutMs) };
     if (options.requestId) headers[HEADER_REQUEST_ID] = options.requestId;
-    propagation.inject(context.active(), headers);
+    // The active span's context, where an async context manager keeps one (else the caller passed
+    // its trace headers in `options.headers`); nothing active, nothing to add.
+    const active = context.active();
+    if (active !== ROOT_CONTEXT) propagation.inject(active, headers);
     try {
       return await this.bus.request(subject, data, { timeoutMs: Math.max(1, options.timeoutMs), headers });
     } catch (err) {

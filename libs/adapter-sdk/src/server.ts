@@ -42,6 +42,7 @@ import { IdempotencyCache } from './idempotency';
 import { RunAcks } from './run-acks';
 import { type QuarantineEntry, type ScreenedCatalog, screenCatalog, screenTool, toWireQuarantine } from './quarantine';
 import { type Redactor, redactingLogger, redactResult } from './redaction';
+import { tracerProviderRegistered } from './tracing';
 import { SDK_NAME, SDK_VERSION } from './version';
 import type { AdapterDefinition, RunContext, ToolResult } from './types';
 import { errorReply, okReply } from './wire';
@@ -255,8 +256,17 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
     }
   };
 
+  const runChecked = (msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> => {
+    const exec = () => runOnce(msg, req);
+    // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
+    assertRunIdentifiers(req);
+    return req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec();
+  };
+
   const handleRunAcked = async (msg: BusMessage): Promise<Uint8Array> => {
     const req = decode(AdapterRunRequest, msg.data, 'run request');
+    // Nothing would record a span here: run without one (the trace headers stay in `msg`).
+    if (!tracerProviderRegistered()) return runChecked(msg, req);
     const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
     return tracer.startActiveSpan(
       `adapter.run ${provider}:${req.name}`,
@@ -264,10 +274,7 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       parent,
       async (span) => {
         try {
-          const exec = () => runOnce(msg, req);
-          // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
-          assertRunIdentifiers(req);
-          return await (req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec());
+          return await runChecked(msg, req);
         } catch (err) {
           // Traces leave the process too: the same redaction as the reply.
           const message = redactText((err as Error).message ?? String(err));

@@ -4,12 +4,12 @@
  * caller's deadline, retries where that is safe, walks fallback chains, and turns every failure
  * into an error an LLM can act on. Every routed run emits a durable `tool.called` event.
  */
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import { ArgumentValidator } from '@toolhub/arguments';
 import type { Bus } from '@toolhub/bus';
 import { callerLabel, type Grants, limitKey, UNRESTRICTED_VIEW } from '@toolhub/auth';
-import { type CallContext, principalOf } from '@toolhub/grpc-edge';
+import { type CallContext, principalOf, tracerProviderRegistered } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   AdapterRunCancel,
@@ -294,7 +294,7 @@ export class Dispatcher {
       throw e;
     }
     let outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
-    return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), async (span) => {
+    const run = async (span: Span | undefined): Promise<RunToolResponse> => {
       let slot: (() => void) | undefined;
       try {
         slot = typeof admitted === 'function' ? admitted : await admitted;
@@ -317,16 +317,20 @@ export class Dispatcher {
       } catch (err) {
         const e = toToolHubError(err);
         outcome = { ...outcome, status: e.code, code: errorCodeToProto(e.code) };
-        span.recordException(e);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+        span?.recordException(e);
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
         throw e;
       } finally {
         slot?.();
         release?.();
-        span.end();
+        span?.end();
         await this.recordCall(req, call, id, caller, started, outcome);
       }
-    });
+    };
+    // No tracer provider registered (nothing recorded): no span; the caller's trace context still
+    // reaches the adapter in `call.traceHeaders`.
+    if (!tracerProviderRegistered()) return run(undefined);
+    return tracer.startActiveSpan(`dispatcher.run ${id}`, { kind: SpanKind.INTERNAL, attributes: { 'toolhub.tool_id': id } }, context.active(), run);
   }
 
   /**

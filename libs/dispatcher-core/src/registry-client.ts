@@ -2,7 +2,7 @@
  * The dispatcher's calls to the registry over the bus: search, preload set and tool info (with
  * operator overlays). Same reply convention as adapters (error code header + ErrorInfo body).
  */
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { readReply } from '@toolhub/adapter-sdk';
 import { type Bus, type Headers, isBusError } from '@toolhub/bus';
 import {
@@ -44,8 +44,10 @@ export class RegistryClient {
 
   private async call<T>(op: 'search' | 'preload' | 'info', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T, traceHeaders?: Readonly<Headers>): Promise<T> {
     const headers: Headers = { ...traceHeaders, [HEADER_DEADLINE]: String(Date.now() + timeoutMs) };
-    // With an async context manager the active span (a child of the caller's) wins; without one this adds nothing.
-    propagation.inject(context.active(), headers);
+    // With an async context manager the active span (a child of the caller's) wins; without one
+    // the active context is the root one and there is nothing to add.
+    const active = context.active();
+    if (active !== ROOT_CONTEXT) propagation.inject(active, headers);
     try {
       return readReply(await this.bus.request(registrySubject(op), data, { timeoutMs: Math.max(1, timeoutMs), headers }), decode);
     } catch (err) {

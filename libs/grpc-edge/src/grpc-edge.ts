@@ -11,22 +11,16 @@ import {
   type ServerUnaryCall,
   status as GrpcStatus,
 } from '@grpc/grpc-js';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter, trace } from '@opentelemetry/api';
+import { type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role } from '@toolhub/auth';
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
+import { callerTraceHeaders, metadataGetter, tracerProviderRegistered } from './tracing';
+
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
 const DECODE_ERROR = Symbol('toolhub.decodeError');
 type Decoded<T> = T | { [DECODE_ERROR]: ToolHubError };
-
-const metadataGetter: TextMapGetter<Metadata> = {
-  get: (carrier, key) => {
-    const values = carrier.get(key);
-    return values.length ? values.map(String) : undefined;
-  },
-  keys: (carrier) => Object.keys(carrier.getMap()),
-};
 
 const tracer = trace.getTracer('@toolhub/grpc-edge');
 
@@ -51,7 +45,8 @@ export interface CallContext {
    * W3C trace headers of the call's server span (`traceparent`, and `tracestate`/`baggage` when
    * present), for requests the call sends on: without an async context manager (see
    * @toolhub/telemetry `asyncContext`) the active span does not follow the call, so it is passed on
-   * explicitly. Empty when the edge has no valid span context.
+   * explicitly. Where no tracer provider is registered (nothing recorded), the edge starts no span
+   * and these are the caller's own trace headers, unchanged; absent when the caller sent none.
    */
   traceHeaders?: Readonly<Record<string, string>>;
 }
@@ -113,6 +108,13 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   return withoutStackTrace(() => Object.assign(new Error(details), { code: e.grpcStatus, details, metadata }));
 }
 
+/** The trace headers of `ctx` (the call's server span) for requests the call sends on. */
+function traceHeadersOf(ctx: Context): Record<string, string> {
+  const headers: Record<string, string> = {};
+  propagation.inject(ctx, headers);
+  return headers;
+}
+
 /** Told about every finished unary call: method path, gRPC status code, duration in seconds. */
 export type RpcObserver = (method: string, code: number, seconds: number) => void;
 let rpcObserver: RpcObserver | undefined;
@@ -167,7 +169,6 @@ function principalFor(call: ServerUnaryCall<unknown, unknown>, method: string, a
 export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res, auth?: EdgeAuth): handleUnaryCall<Decoded<Req>, Res> {
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
     const arrivedUnixMs = Date.now();
-    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
     // One controller per call; created lazily would save little, and the listener is cheap.
     const abort = new AbortController();
     const onCancelled = (): void => abort.abort(new Error('the caller cancelled the call or went away'));
@@ -176,7 +177,8 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
     const started = rpcObserver ? performance.now() : 0;
-    tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => {
+    /** Serves the call; in `span`, whose context is `active`, when this process traces. */
+    const serve = (span: Span | undefined, active: Context) => {
       const finish = (err: unknown, res?: Res) => {
         // grpc-js reports every stream's close as 'cancelled', answered calls included: once the
         // answer is out there is nothing left to cancel (and no Error to build per call for it).
@@ -185,13 +187,13 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
         if (err) {
           const grpcErr = toGrpcError(err);
           code = grpcErr.code ?? GrpcStatus.UNKNOWN;
-          span.setStatus({ code: SpanStatusCode.ERROR, message: grpcErr.details });
-          span.setAttribute('rpc.grpc.status_code', code);
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: grpcErr.details });
+          span?.setAttribute('rpc.grpc.status_code', code);
           callback(grpcErr);
         } else {
           callback(null, res);
         }
-        span.end();
+        span?.end();
         rpcObserver?.(method, code, (performance.now() - started) / 1000);
       };
       const req = call.request;
@@ -199,22 +201,27 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
         finish(req[DECODE_ERROR]);
         return;
       }
-      const spanContext = trace.setSpan(parent, span);
-      const traceHeaders: Record<string, string> = {};
-      propagation.inject(spanContext, traceHeaders);
-      context.with(spanContext, () => {
+      const traceHeaders = span ? traceHeadersOf(active) : callerTraceHeaders(call.metadata);
+      const run = () =>
         Promise.resolve()
           .then(() => principalFor(call, method, auth))
           .then((principal) => {
-            if (principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
+            if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
             return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
           })
           .then(
             (res) => finish(null, res),
             (err: unknown) => finish(err),
           );
-      });
-    });
+      void (span ? context.with(active, run) : run());
+    };
+    // Nothing recorded in this process: no span, and the caller's trace context goes on as it came.
+    if (!tracerProviderRegistered()) {
+      serve(undefined, ROOT_CONTEXT);
+      return;
+    }
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, metadataGetter);
+    tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, parent, (span) => serve(span, trace.setSpan(parent, span)));
   };
 }
 

@@ -1,5 +1,6 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, type EdgeAuth, guardedServiceDefinition, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
+export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
 export { assertSafeBind, bindServer, closeServer, isLoopbackHost, serverCredentials, type ServerTlsOptions } from './serve';
