@@ -37,6 +37,11 @@ const DISPATCHER_ENTRY = [process.env['BENCH_DISPATCHER_JS'] ?? 'dist/apps/dispa
 const ADAPTER_ENTRY = [process.env['BENCH_ADAPTER_JS'] ?? 'dist/bench/dispatcher/noop-adapter.js'];
 /** `BENCH_EVENT_DURABILITY=outbox|ack|memory`: how the dispatcher makes call events durable (its default: outbox). */
 const EVENT_DURABILITY = process.env['BENCH_EVENT_DURABILITY'];
+/**
+ * `BENCH_TRACEPARENT=1`: the agent is traced — every RunTool carries a sampled W3C `traceparent`, as
+ * from an agent that exports its own spans (the dispatcher and adapter still export nothing).
+ */
+const TRACEPARENT = process.env['BENCH_TRACEPARENT'] === '1' ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined;
 const PROFILE_ARGS = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_PROFILE'])}`] : [];
 
 interface Row {
@@ -189,7 +194,9 @@ async function main(): Promise<void> {
     const runTool = (name: string) =>
       new Promise<RunToolResponse>((ok, fail) => {
         const req = { provider: BENCH_PROVIDER, name, arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
-        grpc.runTool(req, new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
+        const metadata = new Metadata();
+        if (TRACEPARENT) metadata.set('traceparent', TRACEPARENT);
+        grpc.runTool(req, metadata, { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
       });
     const getToolInfo = (name: string) =>
       new Promise<GetToolInfoResponse>((ok, fail) => {
