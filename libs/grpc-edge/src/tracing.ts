@@ -4,7 +4,7 @@
  * `tracerProviderRegistered`: it stays free of ToolHub's service libraries).
  */
 import type { Metadata } from '@grpc/grpc-js';
-import { propagation, ProxyTracerProvider, ROOT_CONTEXT, type TextMapGetter, type TextMapPropagator, trace } from '@opentelemetry/api';
+import { propagation, ProxyTracerProvider, ROOT_CONTEXT, type TextMapGetter, type TextMapPropagator, type TextMapSetter, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** OpenTelemetry's no-op provider: what a proxy provider without a delegate hands out. */
@@ -31,6 +31,10 @@ export const metadataGetter: TextMapGetter<Metadata> = {
   keys: (carrier) => Object.keys(carrier.getMap()),
 };
 
+const recordSetter: TextMapSetter<Record<string, string>> = {
+  set: (carrier, key, value) => void (carrier[key] = value),
+};
+
 /** ToolHub's wire speaks W3C trace context even in a process where nobody registered a propagator. */
 const w3c = new W3CTraceContextPropagator();
 
@@ -50,6 +54,6 @@ export function callerTraceHeaders(metadata: Metadata): Record<string, string> |
   const parent = p.extract(ROOT_CONTEXT, metadata, metadataGetter);
   if (parent === ROOT_CONTEXT) return undefined;
   const headers: Record<string, string> = {};
-  p.inject(parent, headers, { set: (carrier, key, value) => void (carrier[key] = value) });
+  p.inject(parent, headers, recordSetter);
   return Object.keys(headers).length > 0 ? headers : undefined;
 }
