@@ -127,6 +127,15 @@ describe('CallRecorder', () => {
       return { stats, writes, failing };
     }
 
+    /** A recorder with `statsFlushMs` over counted statistics writes (see {@link countedStats}). */
+    function deferredRecorder(statsFlushMs: number) {
+      const counted = countedStats(backend.collection<StatsDoc>('tool_stats'));
+      const batches = backend.collection<BatchDoc>('call_batches');
+      const clock = new FakeClock();
+      const recorder = new CallRecorder(counted.stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs }));
+      return { ...counted, batches, recorder };
+    }
+
     async function until(what: string, done: () => Promise<boolean>): Promise<void> {
       for (let i = 0; i < 1000; i++) {
         if (await done()) return;
@@ -136,10 +145,7 @@ describe('CallRecorder', () => {
     }
 
     it('returns once the batches are claimed, then writes each tool once for all the batches waiting', async () => {
-      const clock = new FakeClock();
-      const { stats, writes } = countedStats(backend.collection<StatsDoc>('tool_stats'));
-      const batches = backend.collection<BatchDoc>('call_batches');
-      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 60_000 }));
+      const { stats, writes, batches, recorder } = deferredRecorder(60_000);
       for (let b = 0; b < 5; b++) {
         expect(await recorder.record([...calls(`a${b}`, 'local:echo', 3), ...calls(`b${b}`, 'local:sum', 1)])).toMatchObject({ recorded: 4 });
       }
@@ -156,10 +162,7 @@ describe('CallRecorder', () => {
     });
 
     it('writes on its timer without a read', async () => {
-      const clock = new FakeClock();
-      const stats = backend.collection<StatsDoc>('tool_stats');
-      const batches = backend.collection<BatchDoc>('call_batches');
-      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 50 }));
+      const { stats, batches, recorder } = deferredRecorder(50);
       await recorder.record(calls('t', 'local:echo', 4));
       await until('the timed write removed the batch', async () => (await batches.find({})).length === 0);
       expect((await stats.get('local:echo'))?.calls).toBe(4);
@@ -167,10 +170,7 @@ describe('CallRecorder', () => {
     });
 
     it('keeps the statistics of a failed timed write waiting, reports it with the next batch, and writes them all once the database answers', async () => {
-      const clock = new FakeClock();
-      const { stats, failing } = countedStats(backend.collection<StatsDoc>('tool_stats'));
-      const batches = backend.collection<BatchDoc>('call_batches');
-      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 60_000 }));
+      const { stats, failing, batches, recorder } = deferredRecorder(60_000);
       await recorder.record(calls('a', 'local:echo', 3));
       failing.on = true;
       await expect(recorder.flush()).rejects.toThrow(/unreachable/);
@@ -184,10 +184,7 @@ describe('CallRecorder', () => {
     });
 
     it('reports a failed timed write as the upkeep error of the next batch and retries it on its timer', async () => {
-      const clock = new FakeClock();
-      const { stats, failing } = countedStats(backend.collection<StatsDoc>('tool_stats'));
-      const batches = backend.collection<BatchDoc>('call_batches');
-      const recorder = new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs: 50 }));
+      const { stats, failing, batches, recorder } = deferredRecorder(50);
       failing.on = true;
       await recorder.record(calls('a', 'local:echo', 3));
       let reported: string | undefined;
