@@ -27,11 +27,6 @@ export interface StoreOptions {
    */
   recoverAfterMs?: number;
   /**
-   * How long a tool remembers that a batch was applied to it after the batch finished: must exceed
-   * the longest pause of a writer in the middle of a batch. @default 300000 (5 min)
-   */
-  guardGraceMs?: number;
-  /**
    * Events per stored batch; longer inputs are split. Each batch writes every distinct tool's
    * statistics once, so larger batches write fewer documents per event (500 Zipf-distributed
    * tools: ~250 writes per 1,000 events, ~470 per 5,000). @default 5000
@@ -63,7 +58,6 @@ export const storeDefaults = {
   dedupWindowMs: 24 * 60 * 60 * 1000,
   hourlyRetentionHours: 168,
   recoverAfterMs: 60_000,
-  guardGraceMs: 5 * 60 * 1000,
   maxBatchEvents: 5000,
   statsFlushMs: 0,
 } as const satisfies Required<Omit<StoreOptions, 'failAt'>>;
@@ -75,7 +69,6 @@ export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
     dedupWindowMs: options.dedupWindowMs ?? storeDefaults.dedupWindowMs,
     hourlyRetentionHours: options.hourlyRetentionHours ?? storeDefaults.hourlyRetentionHours,
     recoverAfterMs: options.recoverAfterMs ?? storeDefaults.recoverAfterMs,
-    guardGraceMs: options.guardGraceMs ?? storeDefaults.guardGraceMs,
     maxBatchEvents: options.maxBatchEvents ?? storeDefaults.maxBatchEvents,
     statsFlushMs: options.statsFlushMs ?? storeDefaults.statsFlushMs,
     failAt: options.failAt,
@@ -83,7 +76,6 @@ export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
   positiveInt('dedupWindowMs', resolved.dedupWindowMs);
   positiveInt('hourlyRetentionHours', resolved.hourlyRetentionHours);
   positiveInt('recoverAfterMs', resolved.recoverAfterMs);
-  positiveInt('guardGraceMs', resolved.guardGraceMs);
   positiveInt('maxBatchEvents', resolved.maxBatchEvents);
   if (!Number.isInteger(resolved.statsFlushMs) || resolved.statsFlushMs < 0 || resolved.statsFlushMs > 60_000) {
     throw new StoreError('invalid_options', `statsFlushMs must be an integer from 0 to 60000 (milliseconds), got ${JSON.stringify(resolved.statsFlushMs)}.`);

@@ -106,6 +106,40 @@ describe('CallRecorder', () => {
     expect((await stats.get('local:echo'))?.calls).toBe(3);
   });
 
+  describe('the guard (batches applied to a tool)', () => {
+    function recorderOn(options: { failAt?: 'claims-written' } = {}) {
+      const clock = new FakeClock();
+      const stats = backend.collection<StatsDoc>('tool_stats');
+      const batches = backend.collection<BatchDoc>('call_batches');
+      return { stats, batches, recorder: new CallRecorder(stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, ...options })) };
+    }
+
+    it('holds only batches still stored: a hot tool written by ten batches keeps one entry, not ten', async () => {
+      const { stats, recorder } = recorderOn();
+      for (let b = 0; b < 10; b++) await recorder.record(calls(`h${b}`, 'local:hot', 3));
+      const doc = await stats.get('local:hot');
+      expect(doc?.calls).toBe(30);
+      expect(doc?.guard).toHaveLength(1);
+    });
+
+    it('does not apply twice a batch that a stalled writer finishes after another writer applied and deleted it and its guard entry is gone', async () => {
+      // Writer 1 dies after claiming batch B; the stalled writer has read B by then.
+      const crashing = recorderOn({ failAt: 'claims-written' });
+      await expect(crashing.recorder.record(calls('b', 'local:echo', 4))).rejects.toThrow(/Injected failure/);
+      const [batchB] = await crashing.batches.find({});
+      expect(batchB?.events).toHaveLength(4);
+      // Another writer finishes B (start-up recovery), deletes it, and a later batch drops B's entry.
+      const other = recorderOn();
+      expect(await other.recorder.recover()).toBe(1);
+      await other.recorder.record(calls('c', 'local:echo', 2));
+      expect((await other.stats.get('local:echo'))?.guard.map((g) => g.b)).not.toContain(batchB!._id);
+      // The stalled writer resumes with B as it read it: B is no longer stored, so nothing is applied.
+      const stalled = recorderOn();
+      await (stalled.recorder as unknown as { finish(batch: BatchDoc): Promise<void> }).finish(batchB!);
+      expect((await other.stats.get('local:echo'))?.calls).toBe(6);
+    });
+  });
+
   describe('statistics written later (statsFlushMs)', () => {
     /** `raw` counting each tool's statistics writes; writes fail while `failing.on`. */
     function countedStats(raw: DocCollection<StatsDoc>) {

@@ -22,8 +22,8 @@
  * Steps 4–5 may wait (`statsFlushMs`): B is durable once steps 1–2 are done — any process can finish
  * it from the store — so `record` returns then, and the statistics of the batches counted meanwhile
  * are written together: each tool's document once for all of them, with one guard entry per batch.
- * Before that write, the batches still stored are looked up; one finished meanwhile by another
- * process (found by a redelivery, or by a sweep) is skipped. Reads through the same store write
+ * A batch finished meanwhile by another process (found by a redelivery, or by a sweep) is no
+ * longer stored, and is skipped (see below). Reads through the same store write
  * what waits first, so they are exact; other processes see the counts up to `statsFlushMs` later.
  * A crash before the write leaves the batches stored: the next start-up or a sweep finishes them.
  *
@@ -32,11 +32,18 @@
  * computes the same per-tool groups, and the guard (written atomically with the counts, in the
  * same document) makes applying a group twice impossible. Hence a crash anywhere is repaired by a
  * redelivery, the next start-up, or the periodic sweep, and nothing is lost or double counted.
- * A guard entry is dropped once its batch is deleted and older than `guardGraceMs`.
+ *
+ * The guard keeps only batches that are still stored: a batch is deleted only once every one of its
+ * tools has it applied, so a deleted batch needs no guard entry — provided that a writer asks which
+ * batches are stored AFTER it got the version of the document it writes over (compare-and-set on
+ * `rev`), and applies only batches still stored then. If B's entry was gone from that version while
+ * B had been applied, B was deleted before the entry was dropped, hence before the question, and is
+ * skipped; if the document changed after that version, the compare-and-set fails and the writer
+ * reads and asks again. So no writer, however long it stalls, applies a batch twice, and a hot
+ * tool's guard holds the batches of about one write, not minutes of them.
+ *
  * Limits: an event redelivered after `dedupWindowMs` is counted again (claims are pruned; with
- * slotted claims the window runs from the event's timestamp, see slotted-claims.ts); a
- * writer that stalls longer than `guardGraceMs` between reading and writing one tool's stats
- * while another process finishes its batch could count that group twice. The compare-and-set
+ * slotted claims the window runs from the event's timestamp, see slotted-claims.ts). The compare-and-set
  * needs a backend whose conditional replace is atomic: MongoDB's is; FerretDB 1.24 on PostgreSQL
  * matches the filter in one statement and writes by `_id` in another, so two PROCESSES writing the
  * same tool's stats at once can both "win" and one group is lost (measured: 50 of 300 racing
@@ -53,7 +60,7 @@ import type { RecordCallsResult } from '../store';
 import { invalid } from '../validation';
 import type { ClaimLedger } from './claims';
 import { type CallRecord, normalizeEvents } from './events';
-import { type GuardEntry, type StatsDoc, emptyStats, foldCalls } from './fold';
+import { type StatsDoc, emptyStats, foldCalls } from './fold';
 
 /** A batch of records: its content is fixed when it is inserted. */
 export interface BatchDoc extends BaseDoc {
@@ -81,8 +88,6 @@ const CAS_ATTEMPTS = 100;
 const STATS_WRITE_CONCURRENCY = 8;
 /** Stale batches finished per sweep. */
 const SWEEP_LIMIT = 20;
-/** Guard entries kept without checking whether their batches are finished. */
-const GUARD_SOFT_LIMIT = 32;
 const MAX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /** Tools whose statistics documents the recorder keeps in memory (a few KB each). */
 export const STATS_CACHE_LIMIT = 5000;
@@ -226,12 +231,7 @@ export class CallRecorder {
     this.waiting = [];
     this.waitingEvents = 0;
     try {
-      // A batch finished meanwhile by another process is gone from the store: its counts are in.
-      const stored = new Set((await this.batches.find({ _id: { $in: taken.map((b) => b.id) } }, { include: [] })).map((d) => d._id));
-      await this.writeStats(
-        taken.filter((b) => stored.has(b.id)),
-        true,
-      );
+      await this.writeStats(taken, true);
     } catch (err) {
       if (!(err instanceof InjectedCrash)) {
         this.waiting = [...taken, ...this.waiting];
@@ -271,35 +271,41 @@ export class CallRecorder {
       for (const toolId of missing) known.set(toolId, null);
       for (const doc of await this.stats.find({ _id: { $in: missing } })) known.set(doc._id, doc);
     }
+    // Asked after every document above was obtained (see the header): a batch no longer stored was
+    // finished by another process and is skipped; guard entries of such batches are dropped.
+    const stored = await this.storedBatches(batches.map((b) => b.id), [...known.values()]);
     const groups = [...byTool];
     let next = 0;
     if (original && groups.length > 0) {
       // The first tool alone, so a crash injected after it finds the others untouched.
       const [toolId, parts] = groups[next++]!;
-      await this.apply(toolId, parts, known.get(toolId) ?? null);
+      await this.apply(toolId, parts, known.get(toolId) ?? null, stored);
       this.crashPoint('first-tool-applied');
     }
     // Tools are independent (each has its own document, guard and compare-and-set), so their writes
     // overlap: a round trip to FerretDB waits on FerretDB and PostgreSQL, which have cores of their own.
-    await forEachLimited(groups.slice(next), STATS_WRITE_CONCURRENCY, ([toolId, parts]) => this.apply(toolId, parts, known.get(toolId) ?? null));
+    await forEachLimited(groups.slice(next), STATS_WRITE_CONCURRENCY, ([toolId, parts]) => this.apply(toolId, parts, known.get(toolId) ?? null, stored));
     if (original) this.crashPoint('all-tools-applied');
     const ids = batches.map((b) => b.id);
     await this.batches.delete(ids.length === 1 ? { _id: ids[0] } : { _id: { $in: ids } });
   }
 
   /**
-   * Folds the parts of batches not yet in the tool's guard into its stats, and adds those batches
-   * to the guard. `known` is the tool's document as just read (null: none), used for the first attempt.
+   * Folds the parts of batches still stored and not yet in the tool's guard into its stats, adds
+   * those batches to the guard and drops the entries of batches no longer stored. `known` is the
+   * tool's document (null: none) and `stored` the batches stored when asked after it was obtained,
+   * both used for the first attempt; a retry reads and asks again.
    */
-  private async apply(toolId: string, parts: readonly ToolPart[], known?: StatsDoc | null): Promise<void> {
+  private async apply(toolId: string, parts: readonly ToolPart[], known: StatsDoc | null, stored: ReadonlySet<string>): Promise<void> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const current = attempt === 0 && known !== undefined ? (known ?? undefined) : await this.stats.get(toolId);
-      const fresh = current ? parts.filter((p) => !current.guard.some((g) => g.b === p.batchId)) : parts;
+      const current = attempt === 0 ? (known ?? undefined) : await this.stats.get(toolId);
+      const live = attempt === 0 ? stored : await this.storedBatches(parts.map((p) => p.batchId), [current ?? null]);
+      const fresh = parts.filter((p) => live.has(p.batchId) && !current?.guard.some((g) => g.b === p.batchId));
       if (fresh.length === 0) return;
       const now = this.options.clock();
       const base = current ?? emptyStats(toolId);
       const next = foldCalls(base, fresh.length === 1 ? fresh[0]!.records : fresh.flatMap((p) => p.records), now, this.options.hourlyRetentionHours);
-      next.guard = [...(await this.liveGuard(base.guard, now)), ...fresh.map((p) => ({ b: p.batchId, at: now }))];
+      next.guard = [...base.guard.filter((g) => live.has(g.b)), ...fresh.map((p) => ({ b: p.batchId, at: now }))];
       next.rev = base.rev + 1;
       const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
       this.cache.delete(toolId);
@@ -313,14 +319,12 @@ export class CallRecorder {
     throw new StoreError('contention', `The statistics of ${toolId} are updated by too many writers at once; the events were not acknowledged, retry them.`);
   }
 
-  /** `guard` without entries of batches that are finished and older than the grace period. */
-  private async liveGuard(guard: readonly GuardEntry[], now: number): Promise<GuardEntry[]> {
-    const grace = this.options.guardGraceMs;
-    const old = guard.filter((g) => g.at < now - grace);
-    // Checking costs a query: do it when the guard grows or an entry is well past the grace period.
-    if (old.length === 0 || (guard.length <= GUARD_SOFT_LIMIT && !old.some((g) => g.at < now - 2 * grace))) return [...guard];
-    const pending = new Set((await this.batches.find({ _id: { $in: old.map((g) => g.b) } }, { include: [] })).map((d) => d._id));
-    return guard.filter((g) => g.at >= now - grace || pending.has(g.b));
+  /** Which of `ids` and of the batches in the guards of `docs` are still stored (one query). */
+  private async storedBatches(ids: readonly string[], docs: ReadonlyArray<StatsDoc | null>): Promise<Set<string>> {
+    const asked = new Set(ids);
+    for (const doc of docs) for (const g of doc?.guard ?? []) asked.add(g.b);
+    if (asked.size === 0) return asked;
+    return new Set((await this.batches.find({ _id: { $in: [...asked] } }, { include: [] })).map((d) => d._id));
   }
 
   /** Finishes stale batches now and then, and forgets event ids older than the de-dup window. */
