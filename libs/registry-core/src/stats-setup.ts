@@ -4,7 +4,7 @@ import { zDuration } from '@toolhub/config';
 /**
  * The store's `statsFlushMs` the apps use: counted calls' statistics are written every 10 s, each
  * tool's document once for all batches of those 10 s instead of once per batch. At 500 calls/s
- * over 500 tools that is 4.5× (embedded) and 4.3× (FerretDB) less CPU per event than writing with
+ * over 500 tools that is 4.3× (embedded) and 4.0× (FerretDB) less CPU per event than writing with
  * each batch (bench/registry `flush-probe`). Reads through the same store are exact; statistics
  * read through another registry replica lag calls by up to this long.
  */
