@@ -46,7 +46,12 @@ function observedStats(raw: DocCollection<StatsDoc>, failing: string) {
       seen.inFlight--;
     }
   };
-  const stats: DocCollection<StatsDoc> = {
+  return { stats: withWriteHook(raw, write), seen };
+}
+
+/** `raw` whose statistics writes (insert, replace) go through `write`. */
+function withWriteHook(raw: DocCollection<StatsDoc>, write: (doc: StatsDoc, op: () => Promise<boolean>) => Promise<boolean>): DocCollection<StatsDoc> {
+  return {
     get: (id) => raw.get(id),
     find: (filter, options) => raw.find(filter, options),
     insert: (doc) => write(doc, () => raw.insert(doc)),
@@ -54,7 +59,6 @@ function observedStats(raw: DocCollection<StatsDoc>, failing: string) {
     replace: (filter, doc) => write(doc, () => raw.replace(filter, doc)),
     delete: (filter) => raw.delete(filter),
   };
-  return { stats, seen };
 }
 
 describe('CallRecorder', () => {
@@ -150,15 +154,7 @@ describe('CallRecorder', () => {
         writes.set(doc._id, (writes.get(doc._id) ?? 0) + 1);
         return op();
       };
-      const stats: DocCollection<StatsDoc> = {
-        get: (id) => raw.get(id),
-        find: (filter, options) => raw.find(filter, options),
-        insert: (doc) => write(doc, () => raw.insert(doc)),
-        insertNew: (docs) => raw.insertNew(docs),
-        replace: (filter, doc) => write(doc, () => raw.replace(filter, doc)),
-        delete: (filter) => raw.delete(filter),
-      };
-      return { stats, writes, failing };
+      return { stats: withWriteHook(raw, write), writes, failing };
     }
 
     /** A recorder with `statsFlushMs` over counted statistics writes (see {@link countedStats}). */
