@@ -1,6 +1,6 @@
 import { ErrorCode } from '@toolhub/contracts';
 
-import { LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
+import { DigestCache, LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
 import { failureClass, normalizeEvents } from '../src/stats/events';
 import { emptyStats, foldCalls } from '../src/stats/fold';
 import { packBatch, packStats, unpackBatch, unpackStats } from '../src/stats/packing';
@@ -35,6 +35,51 @@ describe('LatencyDigest', () => {
     decoded.record(5);
     expect(decoded.count).toBe(100_001);
     expect(LatencyDigest.decode('').percentile(99)).toBe(0);
+  });
+});
+
+describe('DigestCache', () => {
+  const encodedOf = (n: number): string => {
+    const digest = LatencyDigest.empty();
+    for (let i = 0; i < n; i++) digest.record(i);
+    return digest.encode();
+  };
+
+  it('hands back the digest kept for exactly the stored text, once', () => {
+    const cache = new DigestCache(10);
+    const stored = encodedOf(3);
+    const digest = cache.take('local:x', stored);
+    expect(digest.count).toBe(3);
+    digest.record(7);
+    cache.keep('local:x', digest.encode(), digest);
+    const next = digest.encode();
+    expect(cache.take('local:x', next)).toBe(digest);
+    // Taken out: a write that changed it and then failed must not see it again.
+    expect(cache.size).toBe(0);
+    expect(cache.take('local:x', next)).not.toBe(digest);
+  });
+
+  it('decodes the stored text when the kept digest is of another version of the document', () => {
+    const cache = new DigestCache(10);
+    const kept = LatencyDigest.decode(encodedOf(2));
+    cache.keep('local:x', encodedOf(2), kept);
+    // Another writer wrote the tool since: its text differs, and the kept digest is not used.
+    const other = cache.take('local:x', encodedOf(5));
+    expect(other).not.toBe(kept);
+    expect(other.count).toBe(5);
+  });
+
+  it('keeps at most its limit, dropping the least recently kept', () => {
+    const cache = new DigestCache(2);
+    const text = encodedOf(1);
+    const digests = ['a', 'b', 'c'].map((key) => {
+      const digest = LatencyDigest.decode(text);
+      cache.keep(`local:${key}`, text, digest);
+      return digest;
+    });
+    expect(cache.size).toBe(2);
+    expect(cache.take('local:a', text)).not.toBe(digests[0]);
+    expect(cache.take('local:c', text)).toBe(digests[2]);
   });
 });
 

@@ -91,11 +91,17 @@ export function oldestKeptHour(now: number, retentionHours: number): number {
 
 /**
  * `doc` with `records` (all of this tool) counted. Hours older than the retention are dropped
- * from the series (the totals still count them). Does not touch `guard` or `rev`.
+ * from the series (the totals still count them). Does not touch `guard` or `rev`. `digest` is
+ * `doc.latency` decoded (a caller that kept it passes it); the latencies are recorded into it.
  */
-export function foldCalls(doc: StatsDoc, records: readonly CallRecord[], now: number, retentionHours: number): StatsDoc {
+export function foldCalls(
+  doc: StatsDoc,
+  records: readonly CallRecord[],
+  now: number,
+  retentionHours: number,
+  digest: LatencyDigest = LatencyDigest.decode(doc.latency),
+): StatsDoc {
   const next: StatsDoc = { ...doc, failures: { ...doc.failures } };
-  const digest = LatencyDigest.decode(doc.latency);
   const cutoff = oldestKeptHour(now, retentionHours);
   const hours = new Map(doc.hourly.filter((b) => b.h >= cutoff).map((b) => [b.h, { ...b }]));
   for (const r of records) {

@@ -60,6 +60,7 @@ import type { RecordCallsResult } from '../store';
 import { invalid } from '../validation';
 import type { ClaimLedger } from './claims';
 import { type CallRecord, normalizeEvents } from './events';
+import { DigestCache } from './digest';
 import { type StatsDoc, emptyStats, foldCalls } from './fold';
 
 /** A batch of records: its content is fixed when it is inserted. */
@@ -91,6 +92,8 @@ const SWEEP_LIMIT = 20;
 const MAX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /** Tools whose statistics documents the recorder keeps in memory (a few KB each). */
 export const STATS_CACHE_LIMIT = 5000;
+/** Tools whose latency digest the recorder keeps decoded (~20 KB each: ≤ ~10 MB). */
+export const DIGEST_CACHE_LIMIT = 512;
 /**
  * Counted events whose statistics may wait for the flush (`statsFlushMs`): past this, `record` writes
  * them before it returns, so memory stays bounded (~150 bytes per event) when writes fall behind.
@@ -111,6 +114,8 @@ export class CallRecorder {
    * batch needs no read before its compare-and-set writes. At most {@link STATS_CACHE_LIMIT}.
    */
   private readonly cache = new Map<string, StatsDoc>();
+  /** The decoded latency digests of the most recently written tools. */
+  private readonly digests = new DigestCache(DIGEST_CACHE_LIMIT);
   /** Claimed batches whose statistics wait for the flush, oldest first. */
   private waiting: ClaimedBatch[] = [];
   private waitingEvents = 0;
@@ -304,13 +309,15 @@ export class CallRecorder {
       if (fresh.length === 0) return;
       const now = this.options.clock();
       const base = current ?? emptyStats(toolId);
-      const next = foldCalls(base, fresh.length === 1 ? fresh[0]!.records : fresh.flatMap((p) => p.records), now, this.options.hourlyRetentionHours);
+      const digest = this.digests.take(toolId, base.latency);
+      const next = foldCalls(base, fresh.length === 1 ? fresh[0]!.records : fresh.flatMap((p) => p.records), now, this.options.hourlyRetentionHours, digest);
       next.guard = [...base.guard.filter((g) => live.has(g.b)), ...fresh.map((p) => ({ b: p.batchId, at: now }))];
       next.rev = base.rev + 1;
       const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
       this.cache.delete(toolId);
       if (written) {
         this.remember(next);
+        this.digests.keep(toolId, next.latency, digest);
         return;
       }
       // Another writer changed this tool's stats in between: re-read and fold again.
