@@ -2,7 +2,8 @@
  * Dispatcher benchmark: RunTool of a no-op tool through the dispatcher (gRPC → dispatcher → NATS →
  * adapter), against a direct NATS request to the same adapter and an in-process call of the tool,
  * at concurrency 1 and 64; the gRPC floor (the standard health check on the same server: a grpc-js
- * unary call with no ToolHub logic); and GetToolInfo on a cache hit against a miss. Prints a table and
+ * unary call with no ToolHub logic); the relay floor (bare-relay.ts: gRPC in, one NATS request to the
+ * same adapter, gRPC out, no ToolHub logic); and GetToolInfo on a cache hit against a miss. Prints a table and
  * writes bench/results/dispatcher.json. A script, not a timed test:
  *
  *   npm run bench -- dispatcher      (builds the apps and this bench, runs node dist/bench/dispatcher/dispatcher.bench.js)
@@ -14,20 +15,24 @@
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { AdapterClient } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
-import { type GetToolInfoResponse, RunStatus, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
+import { AdapterRunRequest, AdapterRunResponse, type GetToolInfoResponse, RunStatus, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
 import { Dispatcher } from '@toolhub/dispatcher-core';
 import { freePort, spawnProcess, type SpawnedProcess, startNatsServer, repoRoot } from '@toolhub/test-harness';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 
-import { BENCH_PROVIDER, noopTool } from './noop-tool';
+import { BENCH_PROVIDER, noopTool, RELAY_METHOD } from './noop-tool';
 
 const ROOT = repoRoot(__dirname);
 const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/dispatcher.json');
 /** How long each measurement runs, after its warm-up. */
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 4000);
 const WARM_MS = 1000;
+/** Slices each measurement is split into, taken in turn with the others of its group (see measureGroup). */
+const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 4));
+/** Unrecorded calls before each slice, so a process that sat idle while the others ran is awake. */
+const SLICE_WARM_MS = 100;
 const DEADLINE_MS = 10_000;
 /** BENCH_PROFILE=<dir> writes V8 CPU profiles of the dispatcher and adapter processes there (open them in Chrome DevTools). */
 /** BENCH_ONLY=<text>[,<text>...] runs only the measurements whose "name @concurrency" contains one of them (for profiling). */
@@ -35,6 +40,7 @@ const ONLY = process.env['BENCH_ONLY']?.split(',');
 /** The built dispatcher and adapter; `BENCH_DISPATCHER_JS` / `BENCH_ADAPTER_JS` run other builds (A/B comparisons). */
 const DISPATCHER_ENTRY = [process.env['BENCH_DISPATCHER_JS'] ?? 'dist/apps/dispatcher/main.js'];
 const ADAPTER_ENTRY = [process.env['BENCH_ADAPTER_JS'] ?? 'dist/bench/dispatcher/noop-adapter.js'];
+const RELAY_ENTRY = 'dist/bench/dispatcher/bare-relay.js';
 /** `BENCH_EVENT_DURABILITY=outbox|ack|memory`: how the dispatcher makes call events durable (its default: outbox). */
 const EVENT_DURABILITY = process.env['BENCH_EVENT_DURABILITY'];
 /**
@@ -81,12 +87,18 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** Runs `fn` from `concurrency` workers for WARM_MS (discarded), then MEASURE_MS; latencies in ms. */
-async function measure(name: string, concurrency: number, fn: (i: number) => Promise<void>): Promise<Row | undefined> {
-  if (ONLY && !ONLY.some((o) => `${name} @${concurrency}`.includes(o))) return undefined;
+type Measured = readonly [name: string, fn: (i: number) => Promise<void>];
+
+/**
+ * Measures `entries` at `concurrency`, interleaved: each is warmed for WARM_MS, then the MEASURE_MS of
+ * each is split into ROUNDS slices taken in turn (the order rotating every round, each slice after
+ * SLICE_WARM_MS of unrecorded calls), so a change of the machine's load during the run falls on
+ * every entry alike instead of on whichever ran then. Latencies in ms; CPU summed over the slices.
+ */
+async function measureGroup(concurrency: number, entries: readonly Measured[]): Promise<Row[]> {
+  const picked = entries.filter(([name]) => !ONLY || ONLY.some((o) => `${name} @${concurrency}`.includes(o)));
   let i = 0;
-  const phase = async (ms: number, record: boolean): Promise<{ latencies: number[]; elapsed: number }> => {
-    const latencies: number[] = [];
+  const phase = async (fn: Measured[1], ms: number, latencies?: number[]): Promise<number> => {
     const started = process.hrtime.bigint();
     const end = Date.now() + ms;
     await Promise.all(
@@ -94,33 +106,42 @@ async function measure(name: string, concurrency: number, fn: (i: number) => Pro
         while (Date.now() < end) {
           const t = process.hrtime.bigint();
           await fn(i++);
-          if (record) latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+          latencies?.push(Number(process.hrtime.bigint() - t) / 1e6);
         }
       }),
     );
-    return { latencies, elapsed: Number(process.hrtime.bigint() - started) / 1e6 };
+    return Number(process.hrtime.bigint() - started) / 1e6;
   };
-  await phase(WARM_MS, false);
-  const cpuBefore = cpuSnapshot();
-  const { latencies, elapsed } = await phase(MEASURE_MS, true);
-  const cpuAfter = cpuSnapshot();
-  const sorted = Float64Array.from(latencies).sort();
-  const cpuUsPerCall: Record<string, number> = {};
-  for (const [proc, before] of cpuBefore) {
-    const used = (cpuAfter.get(proc)! - before) * 1000;
-    if (Number.isFinite(used)) cpuUsPerCall[proc] = Math.round(used / Math.max(1, sorted.length));
+  const totals = picked.map(() => ({ latencies: [] as number[], elapsed: 0, cpuMs: new Map<string, number>() }));
+  for (const [, fn] of picked) await phase(fn, WARM_MS);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < picked.length; k++) {
+      const at = (k + r) % picked.length;
+      const fn = picked[at]![1];
+      const total = totals[at]!;
+      await phase(fn, SLICE_WARM_MS);
+      const cpuBefore = cpuSnapshot();
+      total.elapsed += await phase(fn, MEASURE_MS / ROUNDS, total.latencies);
+      for (const [proc, after] of cpuSnapshot()) total.cpuMs.set(proc, (total.cpuMs.get(proc) ?? 0) + after - cpuBefore.get(proc)!);
+    }
   }
-  const row = {
-    name,
-    concurrency,
-    calls: sorted.length,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-    callsPerSecond: Math.round((sorted.length / elapsed) * 1000),
-    cpuUsPerCall,
-  };
-  process.stderr.write(`  ${name} @${concurrency}: p50 ${row.p50Ms} ms, ${row.callsPerSecond}/s, CPU µs/call ${JSON.stringify(cpuUsPerCall)}\n`);
-  return row;
+  return picked.map(([name], k) => {
+    const { latencies, elapsed, cpuMs: used } = totals[k]!;
+    const sorted = Float64Array.from(latencies).sort();
+    const cpuUsPerCall: Record<string, number> = {};
+    for (const [proc, ms] of used) if (Number.isFinite(ms)) cpuUsPerCall[proc] = Math.round((ms * 1000) / Math.max(1, sorted.length));
+    const row = {
+      name,
+      concurrency,
+      calls: sorted.length,
+      p50Ms: round(percentile(sorted, 50)),
+      p99Ms: round(percentile(sorted, 99)),
+      callsPerSecond: Math.round((sorted.length / elapsed) * 1000),
+      cpuUsPerCall,
+    };
+    process.stderr.write(`  ${name} @${concurrency}: p50 ${row.p50Ms} ms, ${row.callsPerSecond}/s, CPU µs/call ${JSON.stringify(cpuUsPerCall)}\n`);
+    return row;
+  });
 }
 
 const round = (n: number): number => (n >= 1 ? Math.round(n * 100) / 100 : n >= 0.01 ? Math.round(n * 1000) / 1000 : Number(n.toPrecision(2)));
@@ -149,10 +170,11 @@ async function main(): Promise<void> {
   let bus: NatsBus | undefined;
   let client: ToolHubClient | undefined;
   let floorClient: Client | undefined;
+  let relayClient: Client | undefined;
   let local: Dispatcher | undefined;
   try {
-    const port = await freePort();
-    const [adapter, dispatcher] = await Promise.all([
+    const [port, relayPort] = await Promise.all([freePort(), freePort()]);
+    const [adapter, dispatcher, relay] = await Promise.all([
       spawnProcess(process.execPath, [...PROFILE_ARGS, ...ADAPTER_ENTRY], {
         cwd: ROOT,
         env: { NATS_URL: natsUrl },
@@ -171,9 +193,15 @@ async function main(): Promise<void> {
         readyPattern: /dispatcher listening/,
         timeoutMs: 60_000,
       }),
+      spawnProcess(process.execPath, [RELAY_ENTRY], {
+        cwd: ROOT,
+        env: { NATS_URL: natsUrl, RELAY_PORT: String(relayPort) },
+        readyPattern: /bare relay listening/,
+        timeoutMs: 60_000,
+      }),
     ]);
-    children.push(adapter, dispatcher);
-    watched.set('agent', process.pid).set('dispatcher', dispatcher.pid).set('adapter', adapter.pid);
+    children.push(adapter, dispatcher, relay);
+    watched.set('agent', process.pid).set('dispatcher', dispatcher.pid).set('adapter', adapter.pid).set('relay', relay.pid);
     if (ownNats) watched.set('nats', ownNats.pid);
     client = new ToolHubClient(`127.0.0.1:${port}`, credentials.createInsecure());
     bus = await NatsBus.connect({ servers: natsUrl, name: 'bench-agent', ensureStream: false });
@@ -189,6 +217,23 @@ async function main(): Promise<void> {
         floor.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.alloc(0), new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null) =>
           err ? fail(err) : ok(),
         );
+      });
+
+    // The relay floor: the same adapter call through bare-relay.ts (gRPC → NATS → adapter with no
+    // ToolHub logic), the request encoded here as AdapterClient would.
+    relayClient = new Client(`127.0.0.1:${relayPort}`, credentials.createInsecure());
+    const relayed = relayClient;
+    const viaRelay = () =>
+      new Promise<void>((ok, fail) => {
+        const raw = (b: Buffer): Buffer => b;
+        const request = Buffer.from(
+          AdapterRunRequest.encode({ name: 'noop', arguments: {}, deadlineUnixMs: Date.now() + DEADLINE_MS, idempotencyKey: '', caller: '' }).finish(),
+        );
+        relayed.makeUnaryRequest(RELAY_METHOD, raw, raw, request, new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, reply?: Buffer) => {
+          if (err) return fail(err);
+          const res = AdapterRunResponse.decode(reply!);
+          return res.status === RunStatus.RUN_STATUS_OK ? ok() : fail(new Error('noop failed through the relay'));
+        });
       });
 
     const runTool = (name: string) =>
@@ -234,6 +279,7 @@ async function main(): Promise<void> {
       try {
         await viaDispatcher();
         await viaCore();
+        await viaRelay();
         break;
       } catch (err) {
         if (attempt > 50) throw err;
@@ -241,22 +287,30 @@ async function main(): Promise<void> {
       }
     }
 
-    process.stderr.write(`measuring (${MEASURE_MS} ms each, after ${WARM_MS} ms of warm-up)\n`);
+    process.stderr.write(`measuring (${MEASURE_MS} ms each in ${ROUNDS} interleaved slices, after ${WARM_MS} ms of warm-up)\n`);
     const rows: Row[] = [];
-    const add = (row: Row | undefined) => row && rows.push(row);
     for (const concurrency of [1, 64]) {
-      add(await measure('RunTool via dispatcher (gRPC → NATS → adapter)', concurrency, viaDispatcher));
-      add(await measure('RunTool direct NATS request to the adapter', concurrency, viaNats));
-      add(await measure('RunTool via dispatcher logic in-process (NATS → adapter, no gRPC)', concurrency, viaCore));
-      add(await measure('RunTool in-process (the tool function)', concurrency, inProcess));
-      add(await measure('gRPC floor: health check on the dispatcher (no ToolHub logic)', concurrency, healthCheck));
+      rows.push(
+        ...(await measureGroup(concurrency, [
+          ['RunTool via dispatcher (gRPC → NATS → adapter)', viaDispatcher],
+          ['RunTool direct NATS request to the adapter', viaNats],
+          ['RunTool via dispatcher logic in-process (NATS → adapter, no gRPC)', viaCore],
+          ['RunTool in-process (the tool function)', inProcess],
+          ['gRPC floor: health check on the dispatcher (no ToolHub logic)', healthCheck],
+          ['relay floor: gRPC → NATS → adapter, no ToolHub logic (bare-relay.ts)', viaRelay],
+        ])),
+      );
     }
-    add(await measure('GetToolInfo cache hit', 1, () => getToolInfo('noop').then(() => undefined)));
-    // A name never asked before: cache miss → registry lookup (no registry runs: answered at once
-    // by "no responders") → the adapter's info over NATS → cache fill.
-    add(await measure('GetToolInfo cache miss', 1, (i) => getToolInfo(`noop_${i}`).then(() => undefined)));
-    add(await measure('GetToolInfo cache hit, dispatcher logic in-process', 1, () => core.getToolInfo({ provider: BENCH_PROVIDER, name: 'noop' }, callContext()).then(() => undefined)));
-    add(await measure('GetToolInfo cache miss, dispatcher logic in-process', 1, (i) => core.getToolInfo({ provider: BENCH_PROVIDER, name: `noop_${i}` }, callContext()).then(() => undefined)));
+    rows.push(
+      ...(await measureGroup(1, [
+        ['GetToolInfo cache hit', () => getToolInfo('noop').then(() => undefined)],
+        // A name never asked before: cache miss → registry lookup (no registry runs: answered at once
+        // by "no responders") → the adapter's info over NATS → cache fill.
+        ['GetToolInfo cache miss', (i) => getToolInfo(`noop_${i}`).then(() => undefined)],
+        ['GetToolInfo cache hit, dispatcher logic in-process', () => core.getToolInfo({ provider: BENCH_PROVIDER, name: 'noop' }, callContext()).then(() => undefined)],
+        ['GetToolInfo cache miss, dispatcher logic in-process', (i) => core.getToolInfo({ provider: BENCH_PROVIDER, name: `noop_${i}` }, callContext()).then(() => undefined)],
+      ])),
+    );
     if (ONLY) {
       process.stdout.write(`\n${table(rows)}\n`);
       return;
@@ -273,6 +327,8 @@ async function main(): Promise<void> {
     const coreMiss = find('GetToolInfo cache miss, dispatcher logic', 1);
     const floor1 = find('gRPC floor', 1);
     const floor64 = find('gRPC floor', 64);
+    const relay1 = find('relay floor', 1);
+    const relay64 = find('relay floor', 64);
     const floorAndNats = floor1.p50Ms + nats1.p50Ms;
     const floorCpu = floor1.cpuUsPerCall['dispatcher'] ?? NaN;
     const dispatcherCpu = dispatcher1.cpuUsPerCall['dispatcher'] ?? NaN;
@@ -291,16 +347,28 @@ async function main(): Promise<void> {
       healthChecksPerSecondAt64: floor64.callsPerSecond,
       dispatcherLogicP50VsDirectNats: round(core1.p50Ms / nats1.p50Ms),
     };
+    // Not aims: the first three aims' ratios for the bare relay (whether any gRPC → NATS relay can meet
+    // them here), and what ToolHub's logic adds to it.
+    const relayCpu = relay1.cpuUsPerCall['relay'] ?? NaN;
+    const relayFloor = {
+      relayP50VsFloorPlusNats: round(relay1.p50Ms / floorAndNats),
+      relayCpuVsFloorCpu: round(relayCpu / floorCpu),
+      relayCallsPerSecondAt64VsFloor: round(relay64.callsPerSecond / floor64.callsPerSecond),
+      dispatcherP50VsRelayP50: round(dispatcher1.p50Ms / relay1.p50Ms),
+      dispatcherCpuMinusRelayCpuUs: Math.round(dispatcherCpu - relayCpu),
+      dispatcherCallsPerSecondAt64VsRelay: round(dispatcher64.callsPerSecond / relay64.callsPerSecond),
+    };
 
     process.stdout.write(`\n${table(rows)}\n\n`);
     for (const [name, a] of Object.entries(aims)) process.stdout.write(`${a.met ? 'met   ' : 'missed'} ${name}: ${a.value} (aim ${a.aim})\n`);
     for (const [name, value] of Object.entries(grpcFloor)) process.stdout.write(`floor  ${name}: ${value}\n`);
+    for (const [name, value] of Object.entries(relayFloor)) process.stdout.write(`relay  ${name}: ${value}\n`);
     const result = {
       benchmark: 'dispatcher',
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
       setup: {
-        processes: `agent (this script, @grpc/grpc-js client and NatsBus), dispatcher (${DISPATCHER_ENTRY[0]}), no-op adapter (${ADAPTER_ENTRY[0]}), nats-server`,
+        processes: `agent (this script, @grpc/grpc-js client and NatsBus), dispatcher (${DISPATCHER_ENTRY[0]}), no-op adapter (${ADAPTER_ENTRY[0]}), bare relay (${RELAY_ENTRY}), nats-server`,
         nats: ownNats ? 'private nats-server started by the script' : 'NATS_URL',
         measureMs: MEASURE_MS,
         warmMs: WARM_MS,
@@ -308,6 +376,7 @@ async function main(): Promise<void> {
       rows,
       aims,
       grpcFloor,
+      relayFloor,
     };
     mkdirSync(resolve(OUT, '..'), { recursive: true });
     writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
@@ -315,6 +384,7 @@ async function main(): Promise<void> {
   } finally {
     client?.close();
     floorClient?.close();
+    relayClient?.close();
     await local?.close();
     await bus?.close();
     await Promise.all(children.map((c) => c.kill('SIGTERM')));

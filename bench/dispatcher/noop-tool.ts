@@ -7,6 +7,8 @@ import { type AdapterDefinition, staticCatalog, textResult, type ToolDefinition,
 import { ToolHubError } from '@toolhub/contracts';
 
 export const BENCH_PROVIDER = 'bench';
+/** The one method of bare-relay.ts (raw bytes in and out). */
+export const RELAY_METHOD = '/bench.Relay/Run';
 
 /** The no-op tool: its run does nothing but answer. */
 export const noopTool: ToolDefinition<never> = {
