@@ -12,6 +12,7 @@ import { NedbBackend } from '../src/embedded/nedb-backend';
 import { StoreError } from '../src/errors';
 import { withStoreDefaults } from '../src/options';
 import { FlatClaims } from '../src/stats/claims';
+import { LatencyDigest } from '../src/stats/digest';
 import type { StatsDoc } from '../src/stats/fold';
 import { type BatchDoc, CallRecorder, type ClaimDoc } from '../src/stats/recorder';
 import { FakeClock, calls } from '../src/testing';
@@ -141,6 +142,47 @@ describe('CallRecorder', () => {
       const stalled = recorderOn();
       await (stalled.recorder as unknown as { finish(batch: BatchDoc): Promise<void> }).finish(batchB!);
       expect((await other.stats.get('local:echo'))?.calls).toBe(6);
+    });
+  });
+
+  describe('latency digests kept decoded between writes (DigestCache)', () => {
+    /** The stored tool's latency digest holds exactly the calls of `latencies`, and its percentiles are theirs. */
+    async function expectLatencies(stats: DocCollection<StatsDoc>, toolId: string, latencies: readonly number[]): Promise<void> {
+      const recorded = LatencyDigest.empty();
+      for (const l of latencies) recorded.record(l);
+      // Percentiles as a decoded histogram reports them (1000 → 1003: the bucket's highest value).
+      const expected = LatencyDigest.decode(recorded.encode());
+      const doc = await stats.get(toolId);
+      expect(doc?.calls).toBe(latencies.length);
+      expect(LatencyDigest.decode(doc?.latency).count).toBe(latencies.length);
+      expect([doc?.p50Ms, doc?.p95Ms, doc?.p99Ms]).toEqual([expected.percentile(50), expected.percentile(95), expected.percentile(99)]);
+    }
+
+    it('keeps the percentiles exact when another writer wrote the tool in between and when a write fails after folding', async () => {
+      const raw = backend.collection<StatsDoc>('tool_stats');
+      let failNext = false;
+      const stats = withWriteHook(raw, (doc, op) => {
+        if (!failNext) return op();
+        failNext = false;
+        return Promise.reject(new StoreError('backend', `injected failure writing ${doc._id}`));
+      });
+      const recorderOver = (collection: DocCollection<StatsDoc>) =>
+        new CallRecorder(collection, backend.collection<BatchDoc>('call_batches'), new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: new FakeClock().read }));
+      const first = recorderOver(stats);
+      const second = recorderOver(raw);
+
+      await first.record(calls('a', 'local:lat', 3, { latencyMs: 10 }));
+      // Another process writes the tool: the first recorder's kept document and digest are stale.
+      await second.record(calls('b', 'local:lat', 3, { latencyMs: 1000 }));
+      await first.record(calls('c', 'local:lat', 3, { latencyMs: 20 }));
+      await expectLatencies(raw, 'local:lat', [10, 10, 10, 1000, 1000, 1000, 20, 20, 20]);
+
+      // A write that fails after the latencies were recorded into the kept digest, then the redelivery.
+      failNext = true;
+      const late = calls('d', 'local:lat', 6, { latencyMs: 5000 });
+      await expect(first.record(late)).rejects.toThrow(/injected failure/);
+      await first.record(late);
+      await expectLatencies(raw, 'local:lat', [10, 10, 10, 1000, 1000, 1000, 20, 20, 20, ...late.map(() => 5000)]);
     });
   });
 

@@ -69,7 +69,7 @@ describe('DigestCache', () => {
     expect(other.count).toBe(5);
   });
 
-  it('keeps at most its limit, dropping the least recently kept', () => {
+  it('keeps at most its limit, dropping the least recently used', () => {
     const cache = new DigestCache(2);
     const text = encodedOf(1);
     const digests = ['a', 'b', 'c'].map((key) => {

@@ -5,6 +5,7 @@
  * of bytes to a few KB whatever the number of calls.
  */
 import { type Histogram, build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { LRUCache } from 'lru-cache';
 
 /** Latencies above this are recorded as this (24 h). */
 export const MAX_LATENCY_MS = 86_400_000;
@@ -58,9 +59,11 @@ export class LatencyDigest {
  * digest's cost per write). A decoded digest takes ~20 KB (64-bit counts), hence a bound of its own.
  */
 export class DigestCache {
-  private readonly entries = new Map<string, { encoded: string; digest: LatencyDigest }>();
+  private readonly entries: LRUCache<string, { encoded: string; digest: LatencyDigest }>;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.entries = new LRUCache({ max: limit });
+  }
 
   /**
    * The digest that `encoded` decodes to, for the caller to change: the one kept for `key` when it
@@ -73,11 +76,9 @@ export class DigestCache {
     return kept !== undefined && kept.encoded === encoded ? kept.digest : LatencyDigest.decode(encoded);
   }
 
-  /** Keeps `digest` for `key`; `encoded` is its encoding as stored. The least recently kept go first past the limit. */
+  /** Keeps `digest` for `key`; `encoded` is its encoding as stored. The least recently used go first past the limit. */
   keep(key: string, encoded: string, digest: LatencyDigest): void {
-    this.entries.delete(key);
     this.entries.set(key, { encoded, digest });
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
   }
 
   get size(): number {
