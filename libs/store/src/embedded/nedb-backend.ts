@@ -1,7 +1,7 @@
 /**
  * The document backend of the one-process mode: NeDB (@seald-io/nedb, pure JavaScript), one
- * append-only file per collection in a directory. Every write is appended to its file before its
- * promise resolves, so what was acknowledged survives a crash of the process; loading rewrites
+ * append-only file per collection in a directory, its append handle kept open (kept-appends.ts).
+ * Every write is appended to its file before its promise resolves, so what was acknowledged survives a crash of the process; loading rewrites
  * the files compacted, and a half-written last line (a crash in mid-append, never acknowledged)
  * is dropped. Data is held in memory: meant for a laptop-sized registry.
  */
@@ -13,6 +13,7 @@ import Datastore from '@seald-io/nedb';
 import type { Backend, BaseDoc, CollectionName, DocCollection, Filter, FindOptions } from '../backend';
 import { StoreError } from '../errors';
 import { lockDirectory } from './dir-lock';
+import { keepAppendsOpen, releaseAppends } from './kept-appends';
 import { MemoryClaims } from './memory-claims';
 
 type Raw = Record<string, unknown>;
@@ -58,14 +59,17 @@ export class NedbBackend implements Backend {
         if (name === 'call_claims' && claimsInMemory) continue;
         // corruptAlertThreshold 1: a torn last line is a write that was never acknowledged; drop it
         // instead of refusing to start (small files would cross any lower threshold).
-        const ds = new Datastore<Raw>({ filename: join(dir, `${name}.db`), corruptAlertThreshold: 1 });
+        const filename = join(dir, `${name}.db`);
+        const ds = new Datastore<Raw>({ filename, corruptAlertThreshold: 1 });
         await ds.loadDatabaseAsync();
         stores.set(name, ds);
+        keepAppendsOpen(filename);
       }
       for (const index of INDEXES) await stores.get(index.collection)?.ensureIndexAsync({ fieldName: index.fieldName, unique: index.unique ?? false });
       for (const ds of stores.values()) ds.setAutocompactionInterval(compactionIntervalMs);
     } catch (err) {
       for (const ds of stores.values()) ds.stopAutocompaction();
+      for (const name of stores.keys()) await releaseAppends(join(dir, `${name}.db`));
       await unlock();
       throw new StoreError('backend', `Cannot load the registry data in ${dir}: ${(err as Error).message}`, { cause: err, retryable: false });
     }
@@ -77,7 +81,7 @@ export class NedbBackend implements Backend {
     return new NedbDocCollection<T>(this.stores.get(name)!, name, this.dir);
   }
 
-  /** Compacts every file (shorter loads next time) and releases the lock. */
+  /** Compacts every file (shorter loads next time), closes their append handles and releases the lock. */
   async close(): Promise<void> {
     try {
       for (const ds of this.stores.values()) {
@@ -85,6 +89,7 @@ export class NedbBackend implements Backend {
         await ds.compactDatafileAsync();
       }
     } finally {
+      for (const name of this.stores.keys()) await releaseAppends(join(this.dir, `${name}.db`));
       await this.unlock();
     }
   }

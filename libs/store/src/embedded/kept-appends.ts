@@ -1,0 +1,80 @@
+/**
+ * NeDB appends every write to its collection's file with `fs.promises.appendFile`: an open, a
+ * write and a close, each a round trip through libuv's thread pool. The statistics of one flush
+ * write hundreds of tool documents, so those round trips were ~30% of the embedded store's CPU per
+ * counted call (bench/registry flush-probe, 10 s flush: 35 → 24 µs/event). Here each registered
+ * file keeps one append handle open instead.
+ *
+ * NeDB makes these appends through one function of its shared storage module
+ * (`storage.appendFileAsync`, called only by `Persistence.persistNewStateAsync`). It is replaced
+ * once per process by one that writes through the kept handle of a registered file and calls the
+ * original for any other file. The bytes written, and when the promise resolves, are as before
+ * (written to the file, no fsync).
+ *
+ * Loading and compacting rewrite the file as a new one (`storage.crashSafeWriteFileLinesAsync`:
+ * a temporary file, then a rename), after which a kept handle would write to the replaced file.
+ * So that function is wrapped too: it drops the file's handle before it starts, and the next write
+ * opens whatever file is there, whether the rewrite succeeded or not. NeDB runs a datastore's
+ * rewrites and writes one at a time, so no write is in flight meanwhile.
+ */
+import { type FileHandle, open } from 'node:fs/promises';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself is patched; an ES import would be a copy
+import storage = require('@seald-io/nedb/lib/storage');
+
+interface Kept {
+  handle: Promise<FileHandle> | undefined;
+}
+
+const kept = new Map<string, Kept>();
+let original: Pick<typeof storage, 'appendFileAsync' | 'crashSafeWriteFileLinesAsync'> | undefined;
+
+/** Writes `data` through the file's kept handle when it is registered. */
+async function appendFile(path: string, data: string, options?: { encoding?: BufferEncoding; mode?: number }): Promise<void> {
+  const entry = kept.get(path);
+  if (!entry) return original!.appendFileAsync(path, data, options);
+  entry.handle ??= open(path, 'a', options?.mode);
+  try {
+    await (await entry.handle).appendFile(data, options?.encoding ?? 'utf8');
+  } catch (err) {
+    // Whatever failed (a full disk, a file removed), the next write starts from a fresh open.
+    drop(entry);
+    throw err;
+  }
+}
+
+function drop(entry: Kept): void {
+  const handle = entry.handle;
+  entry.handle = undefined;
+  void handle?.then((h) => h.close()).catch(() => undefined);
+}
+
+/** Drops the kept handle of the file about to be rewritten, then rewrites it. */
+function rewriteFile(filename: string, lines: string[], modes?: unknown): Promise<void> {
+  const entry = kept.get(filename);
+  if (entry) drop(entry);
+  return original!.crashSafeWriteFileLinesAsync(filename, lines, modes);
+}
+
+/**
+ * Keeps an append handle open for the NeDB file `filename` (as given to its Datastore) until
+ * {@link releaseAppends}; dropped, and opened again by the next write, whenever NeDB rewrites it.
+ */
+export function keepAppendsOpen(filename: string): void {
+  if (!original) {
+    original = { appendFileAsync: storage.appendFileAsync, crashSafeWriteFileLinesAsync: storage.crashSafeWriteFileLinesAsync };
+    storage.appendFileAsync = appendFile;
+    storage.crashSafeWriteFileLinesAsync = rewriteFile;
+  }
+  kept.set(filename, { handle: undefined });
+}
+
+/** Closes the kept handle of `filename` and writes it as NeDB does again. */
+export async function releaseAppends(filename: string): Promise<void> {
+  const entry = kept.get(filename);
+  if (!entry) return;
+  kept.delete(filename);
+  const handle = entry.handle;
+  entry.handle = undefined;
+  await handle?.then((h) => h.close()).catch(() => undefined);
+}
