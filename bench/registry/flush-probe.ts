@@ -7,8 +7,11 @@
  * CPU per event of this process and of the database servers, and checks the counts.
  *
  *   npm run bench -- registry/flush-probe [--events 30000] [--batch 250] [--flush-every 0,4,10,20] [--backends embedded,mongo]
+ *     [--claims memory|stored] [--pace-ms 0]
  *
- * Embedded: EmbeddedRegistryStore as one-process mode opens it (claims in memory). Mongo:
+ * Embedded: EmbeddedRegistryStore as one-process mode opens it (claims in memory), or with its
+ * claims in a file (`--claims stored`, the library default). `--pace-ms`: a pause after each batch,
+ * so the process goes idle between batches as a registry at that rate does (500 = 500 calls/s). Mongo:
  * MONGO_URL, else a private FerretDB 1.24 on PostgreSQL (as the tests start it); a database of its
  * own, dropped afterwards. A script, not a test.
  */
@@ -26,6 +29,8 @@ const EVENTS = Number(arg('events', '30000'));
 const BATCH = Number(arg('batch', '250'));
 const FLUSH_EVERY = arg('flush-every', '0,4,10,20').split(',').map(Number);
 const BACKENDS = arg('backends', 'embedded,mongo').split(',');
+const CLAIMS = arg('claims', 'memory') as 'memory' | 'stored';
+const PACE_MS = Number(arg('pace-ms', '0'));
 /** Long enough that only the probe's reads write the statistics. */
 const LATER_MS = 60_000;
 
@@ -48,6 +53,7 @@ async function drive(store: RegistryStore, flushEvery: number, dbCpuMs: () => nu
   const d0 = dbCpuMs();
   for (let i = 0, n = 0; i < events.length; i += BATCH, n++) {
     await store.recordCalls(events.slice(i, i + BATCH));
+    if (PACE_MS > 0) await new Promise((resolve) => setTimeout(resolve, PACE_MS));
     if (flushEvery > 0 && (n + 1) % flushEvery === 0) await store.getToolStats(tools[0]!.id);
   }
   const counted = (await store.listToolStats({ sortBy: 'calls', limit: 1000 })).reduce((sum, s) => sum + s.calls, 0);
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
       const runId = `fp-${backend}-${flushEvery}-${Date.now()}`;
       if (backend === 'embedded') {
         const dir = scratchDir('bench-flush-probe');
-        const store = await EmbeddedRegistryStore.open({ dir, claims: 'memory', statsFlushMs });
+        const store = await EmbeddedRegistryStore.open({ dir, claims: CLAIMS, statsFlushMs });
         try {
           rows.push(await drive(store, flushEvery, () => 0, backend, runId));
         } finally {
@@ -82,12 +88,12 @@ async function main(): Promise<void> {
     }
   }
   const loadEnd = loadavg().map((x) => x.toFixed(2));
-  process.stdout.write(`\n${EVENTS} events in batches of ${BATCH}, 500 tools (Zipf s = 1); load ${loadStart.join(' ')} → ${loadEnd.join(' ')}\n\n`);
+  process.stdout.write(`\n${EVENTS} events in batches of ${BATCH}${PACE_MS > 0 ? `, ${PACE_MS} ms apart` : ''}, 500 tools (Zipf s = 1); load ${loadStart.join(' ')} → ${loadEnd.join(' ')}\n\n`);
   process.stdout.write(
     `${table(
       ['store', 'statistics written', 'events per write', 'CPU µs/event: process + database = total', 'counted'],
       rows.map((r) => [
-        r.backend === 'embedded' ? 'EmbeddedRegistryStore (claims in memory)' : 'MongoRegistryStore',
+        r.backend === 'embedded' ? `EmbeddedRegistryStore (claims ${CLAIMS === 'memory' ? 'in memory' : 'stored'})` : 'MongoRegistryStore',
         r.flushEvery === 0 ? 'with each batch (statsFlushMs 0)' : `every ${r.flushEvery} batches`,
         String(BATCH * Math.max(1, r.flushEvery)),
         `${r.us.process} + ${r.us.database} = ${r.us.total}`,
