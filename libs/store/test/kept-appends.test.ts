@@ -1,9 +1,11 @@
 /** The embedded store's kept append handles: every acknowledged write is in the file, compactions included. */
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import Datastore from '@seald-io/nedb';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object kept-appends.ts patches
+import storage = require('@seald-io/nedb/lib/storage');
 
 import { keepAppendsOpen, releaseAppends } from '../src/embedded/kept-appends';
 
@@ -33,6 +35,8 @@ describe('kept append handles', () => {
     await ds.loadDatabaseAsync();
     keepAppendsOpen(filename);
     try {
+      // NeDB's appends go through the kept handles (were this NeDB's storage module changed, they would not).
+      expect(storage.appendFileAsync).not.toBe(appendFile);
       await ds.insertAsync({ _id: 'a', v: 1 });
       await ds.compactDatafileAsync();
       await ds.insertAsync({ _id: 'b', v: 1 });

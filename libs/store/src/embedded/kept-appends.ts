@@ -61,6 +61,8 @@ function rewriteFile(filename: string, lines: string[], modes?: unknown): Promis
  * {@link releaseAppends}; dropped, and opened again by the next write, whenever NeDB rewrites it.
  */
 export function keepAppendsOpen(filename: string): void {
+  // A NeDB whose storage module no longer has both functions writes as it always did (slower, never wrong).
+  if (typeof storage.appendFileAsync !== 'function' || typeof storage.crashSafeWriteFileLinesAsync !== 'function') return;
   if (!original) {
     original = { appendFileAsync: storage.appendFileAsync, crashSafeWriteFileLinesAsync: storage.crashSafeWriteFileLinesAsync };
     storage.appendFileAsync = appendFile;
