@@ -26,9 +26,12 @@ import { RegistryClient } from '@toolhub/dispatcher-core';
 import { DEFAULT_STATS_FLUSH_MS, Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '@toolhub/store';
 import { mongoUrl, scratchDir, spawnProcess, startNatsServer } from '@toolhub/test-harness';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { arg } from './args';
 import { byProvider, callEvents, loadCatalog, percentiles, REPO_ROOT, searchWorkload, table, writeResult } from './data';
@@ -67,6 +70,7 @@ const SEARCH_BACKEND = arg('search-backend', 'embedded') as Backend;
 const PUBLISH_WINDOW = 1000;
 
 const now = () => Number(process.hrtime.bigint());
+const execFileAsync = promisify(execFile);
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 interface OpenStore {
@@ -85,17 +89,11 @@ function ownCpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/** Publishes `events` at `perSecond`, in 10 ms ticks (each tick waits for the stream's acks). */
-async function publishPaced(bus: NatsBus, events: readonly ToolCalled[], perSecond: number, subject?: string): Promise<void> {
-  const perTick = Math.max(1, Math.round(perSecond / 100));
-  const start = Date.now();
-  for (let i = 0, tick = 0; i < events.length; i += perTick, tick++) {
-    await Promise.all(
-      events.slice(i, i + perTick).map((e) => bus.publishEvent(subject ?? eventSubject('tool.called', e.provider), ToolCalled.encode(e).finish(), { msgId: `${subject ?? ''}${e.eventId}` })),
-    );
-    const wait = start + (tick + 1) * 10 - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  }
+/** Publishes `count` events at the trickle rate from a child process (trickle-publisher.ts). */
+async function publishFromChild(natsUrl: string, count: number, run: string): Promise<{ publishSeconds: number; cpuMs: number }> {
+  const script = join(__dirname, 'trickle-publisher.js');
+  const { stdout } = await execFileAsync(process.execPath, [script, '--nats', natsUrl, '--tools', String(TOOLS), '--count', String(count), '--rate', String(TRICKLE_RATE), '--run', run], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as { publishSeconds: number; cpuMs: number };
 }
 
 async function openStore(backend: Backend): Promise<OpenStore> {
@@ -150,8 +148,8 @@ interface IngestionResult {
   publishSeconds?: number;
   counted: number;
   /**
-   * CPU per event of the ingestion, µs: the registry (this process; in trickle mode minus the
-   * publisher's own cost, measured by publishing as many events nobody consumes) and the
+   * CPU per event of the ingestion, µs: the registry (this process; in trickle mode the events
+   * come from a child process, trickle-publisher.ts) and the
    * database server processes (FerretDB and its PostgreSQL, found by port). Not in live mode.
    */
   cpuUsPerEvent?: { registry: number; database: number; total: number; databaseProcesses: string };
@@ -173,7 +171,6 @@ async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof 
     let publishSeconds: number | undefined;
     let cpu0 = 0;
     let db0 = 0;
-    let publisherCpuMs = 0;
     const startRegistry = () => Registry.start(registryBus, store, { statsConsumer: `bench_${run}`, statsBatch: STATS_BATCH });
     if (mode === 'live') {
       registry = await startRegistry();
@@ -187,16 +184,13 @@ async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof 
       db0 = dbCpu();
       registry = await startRegistry();
     } else {
-      // The publisher's own cost at this rate: the same events to a subject nobody consumes.
-      const p0 = ownCpuMs();
-      await publishPaced(publisher, events, TRICKLE_RATE, `toolhub.v1.events.bench.${run}`);
-      publisherCpuMs = ownCpuMs() - p0;
+      // The events come from a process of its own (trickle-publisher.ts), so this process's CPU is
+      // the registry's alone.
       registry = await startRegistry();
       started = now();
       cpu0 = ownCpuMs();
       db0 = dbCpu();
-      await publishPaced(publisher, events, TRICKLE_RATE);
-      publishSeconds = (now() - started) / 1e9;
+      publishSeconds = (await publishFromChild(nats.url, count, run)).publishSeconds;
     }
     const r = registry;
     await waitUntil(() => r.ingested >= count, 15 * 60_000, `${count} events in ${label}`);
@@ -205,7 +199,7 @@ async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof 
     const seconds = (now() - started) / 1e9;
     let cpuUsPerEvent: IngestionResult['cpuUsPerEvent'];
     if (mode !== 'live') {
-      const registryUs = ((ownCpuMs() - cpu0 - publisherCpuMs) * 1000) / count;
+      const registryUs = ((ownCpuMs() - cpu0) * 1000) / count;
       const databaseUs = ((dbCpu() - db0) * 1000) / count;
       cpuUsPerEvent = { registry: Math.round(registryUs), database: Math.round(databaseUs), total: Math.round(registryUs + databaseUs), databaseProcesses: db?.label ?? (backend === 'embedded' ? 'none (in process)' : 'not found (not local?)') };
     }
