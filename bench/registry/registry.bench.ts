@@ -162,7 +162,8 @@ async function ingestion(backend: Backend, mode: Mode, tools: ReturnType<typeof 
   const registryBus = await NatsBus.connect({ servers: nats.url, name: 'bench-registry' });
   const run = randomUUID().slice(0, 8);
   const count = mode === 'trickle' ? Math.round(TRICKLE_RATE * TRICKLE_SECONDS) : backend === 'mongo' ? MONGO_EVENTS : EVENTS;
-  const events = callEvents(tools.slice(0, TOOLS), count, run);
+  // In trickle mode the child publisher builds the same events itself.
+  const events = mode === 'trickle' ? [] : callEvents(tools.slice(0, TOOLS), count, run);
   const db = url ? serverCpu(url) : undefined;
   const dbCpu = () => db?.cpuMs() ?? 0;
   let registry: Registry | undefined;
