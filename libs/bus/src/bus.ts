@@ -84,12 +84,14 @@ export interface ConsumeOptions {
   /**
    * How long a partial batch (fewer than `maxBatch` events) waits for more before the handler
    * runs: fewer, larger batches for a handler whose cost is mostly per batch (a database write).
-   * A full batch runs at once. At most a quarter of `ackWaitMs`. @default 0
+   * A full batch already waiting runs at once, so a backlog drains without lingering. On NATS the
+   * consumer pulls nothing while it lingers — events arriving meanwhile wait on the server until
+   * the linger ends — so a trickle wakes it once per linger, not once per event. At most a quarter
+   * of `ackWaitMs`. @default 0
    */
   lingerMs?: number;
   /**
-   * How long a batch whose handler is still running keeps its events — and those already
-   * delivered behind it — from redelivery: every `ackWaitMs / 3` the consumer tells the broker they
+   * How long a batch whose handler is still running keeps its events from redelivery: every `ackWaitMs / 3` the consumer tells the broker they
    * are still being worked on (JetStream "in progress"). Without it a handler slower than
    * `ackWaitMs` sees its own events delivered again behind it, and the redelivered copies cost a
    * de-duplicating handler more than the first ones did (a spiral on a slow database). After

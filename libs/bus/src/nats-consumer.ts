@@ -1,13 +1,14 @@
 /**
- * Durable JetStream pull consumer behind {@link Bus.consumeEvents}. Messages arrive through
- * `consumer.consume()` into a buffer; one loop hands them to the handler in batches of up to
- * `maxBatch`, then acknowledges every message of the batch (or naks it with a backoff when the
- * handler throws). At-least-once: nothing is acknowledged before the handler resolves.
+ * Durable JetStream pull consumer behind {@link Bus.consumeEvents}. One loop pulls a batch of up
+ * to `maxBatch` events (see `collect`), hands it to the handler, then acknowledges every message
+ * of the batch (or naks it with a backoff when the handler throws). At-least-once: nothing is
+ * acknowledged before the handler resolves.
  */
 import { type NatsConnection } from '@nats-io/nats-core';
 import {
   AckPolicy,
   DeliverPolicy,
+  type Consumer,
   type ConsumerConfig,
   type ConsumerInfo,
   type ConsumerMessages,
@@ -126,37 +127,39 @@ function toEventMessage(m: JsMsg): EventMessage {
   };
 }
 
+/** How long the pull for a batch's first event stays open; heartbeats come at half of it. */
+const FIRST_PULL_MS = 30_000;
+/** The pull for what already waits on the server (the client library's minimum). */
+const REST_PULL_MS = 1_000;
+/** Retry after a failed pull: doubles from the first to the last. */
+const RETRY_MS = [1_000, 30_000] as const;
+
 /** A running durable consumer on NATS. Create with {@link NatsEventConsumer.start}. */
 export class NatsEventConsumer implements EventConsumer {
-  private readonly buffer: JsMsg[] = [];
   private stopped = false;
   private wake: (() => void) | undefined;
-  /** When the partial batch now waiting for more messages runs anyway (see `lingerMs`). */
-  private lingerUntil: number | undefined;
-  private messages: ConsumerMessages | undefined;
+  /** The pull request now open, stopped by close(). */
+  private pulling: ConsumerMessages | undefined;
   private loop: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly deps: NatsConsumerDeps,
     private readonly opts: Required<ConsumeOptions>,
+    private readonly consumer: Consumer,
     private readonly clientFilter: boolean,
     readonly created: boolean,
   ) {}
 
   static async start(deps: NatsConsumerDeps, opts: Required<ConsumeOptions>): Promise<NatsEventConsumer> {
     const { clientFilter, created } = await ensureConsumer(deps, opts);
-    const self = new NatsEventConsumer(deps, opts, clientFilter, created);
+    let consumer: Consumer;
     try {
-      const consumer = await deps.js.consumers.get(deps.stream, opts.durable);
-      self.messages = await consumer.consume({ max_messages: opts.maxBatch, callback: (m) => self.receive(m) });
+      consumer = await deps.js.consumers.get(deps.stream, opts.durable);
     } catch (err) {
       throw toBusError(err, 'connection_failed', `consumer "${opts.durable}"`);
     }
-    // consume() ends on its own only on a terminal error (e.g. the consumer was deleted).
-    void self.messages.closed().then((err) => {
-      if (err && !self.stopped) deps.onError(err);
-    });
+    const self = new NatsEventConsumer(deps, opts, consumer, clientFilter, created);
     self.loop = self.run();
     return self;
   }
@@ -182,7 +185,7 @@ export class NatsEventConsumer implements EventConsumer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.stopped = true;
-      await this.messages?.close().catch(() => undefined);
+      await this.pulling?.close().catch(() => undefined);
       this.poke();
       await this.loop;
       // Make sure the acks and naks of the last batch reached the server before reporting closed.
@@ -192,16 +195,6 @@ export class NatsEventConsumer implements EventConsumer {
     return this.closing;
   }
 
-  private receive(m: JsMsg): void {
-    if (this.stopped) {
-      settle(() => m.nak()); // arrived after close(): hand it straight back for another consumer
-      return;
-    }
-    this.buffer.push(m);
-    // While a partial batch lingers, only a full batch cuts the wait short.
-    if (this.lingerUntil === undefined || this.buffer.length >= this.opts.maxBatch) this.poke();
-  }
-
   private poke(): void {
     const wake = this.wake;
     this.wake = undefined;
@@ -209,31 +202,96 @@ export class NatsEventConsumer implements EventConsumer {
   }
 
   private async run(): Promise<void> {
-    for (;;) {
-      if (this.stopped) {
-        // Not started yet, so not ours to finish: back to the server for immediate redelivery.
-        for (const m of this.buffer.splice(0)) settle(() => m.nak());
-        return;
-      }
-      if (this.buffer.length === 0) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
+    let failures = 0;
+    while (!this.stopped) {
+      let batch: JsMsg[];
+      try {
+        batch = await this.collect();
+        failures = 0;
+      } catch (err) {
+        if (this.stopped) break;
+        // E.g. the consumer was deleted, or NATS is unreachable: say so, and try again later.
+        this.deps.onError(toBusError(err, 'connection_failed', `consumer "${this.opts.durable}"`));
+        await this.pause(Math.min(RETRY_MS[0] * 2 ** failures++, RETRY_MS[1]));
         continue;
       }
-      if (this.opts.lingerMs > 0 && this.buffer.length < this.opts.maxBatch) {
-        const now = Date.now();
-        this.lingerUntil ??= now + this.opts.lingerMs;
-        if (now < this.lingerUntil) {
-          await this.pause(this.lingerUntil - now);
-          continue;
-        }
+      if (this.stopped) {
+        // Not started yet, so not ours to finish: back to the server for immediate redelivery.
+        for (const m of batch) settle(() => m.nak());
+        break;
       }
-      this.lingerUntil = undefined;
-      await this.process(this.buffer.splice(0, this.opts.maxBatch));
+      if (batch.length > 0) await this.process(batch);
     }
   }
 
-  /** Waits `ms`, or less when poked (a full batch, close()). */
+  /**
+   * One batch. No pull request is open while a partial batch lingers: JetStream hands an open
+   * request each event as it arrives, and waking up for every arrival is what a trickle of events
+   * costs most (bench/registry README). So: wait for a first event, linger unless a full batch
+   * already waits, then fetch what waits on the server in one request.
+   */
+  private async collect(): Promise<JsMsg[]> {
+    const batch = await this.pull(1, FIRST_PULL_MS);
+    const first = batch[0];
+    if (!first || this.opts.maxBatch === 1) return batch;
+    try {
+      let take = await this.takeable(first);
+      if (this.opts.lingerMs > 0 && take < this.opts.maxBatch - 1) {
+        await this.pause(this.opts.lingerMs);
+        if (this.stopped) return batch;
+        take = await this.takeable(first);
+      }
+      if (take > 0) batch.push(...(await this.pull(take, REST_PULL_MS, true)));
+      return batch;
+    } catch (err) {
+      for (const m of batch) settle(() => m.nak());
+      throw err;
+    }
+  }
+
+  /**
+   * How many more events to fetch for the batch begun with `first`: those waiting on the server
+   * and, while redeliveries come in (`first` is one), those delivered but not acknowledged (e.g. a
+   * killed replica's batch, due again together), within `maxBatch` and the server's
+   * `max_ack_pending` (a pull beyond it stalls).
+   */
+  private async takeable(first: JsMsg): Promise<number> {
+    const info = await this.consumer.info();
+    const redelivering = first.info.deliveryCount > 1;
+    const due = info.num_pending + (redelivering ? Math.max(0, info.num_ack_pending - 1) : 0);
+    const limit = info.config.max_ack_pending ?? 0;
+    const free = limit > 0 ? limit - info.num_ack_pending : Number.POSITIVE_INFINITY;
+    return Math.max(0, Math.min(this.opts.maxBatch - 1, due, free));
+  }
+
+  /**
+   * Up to `max` events: ends when they arrived, the request expired, or close() stopped it. With
+   * `keepOnError` whatever ends the pull early keeps what arrived — for the rest of a batch, where
+   * that is fewer events than counted (another replica took some) or missed heartbeats while this
+   * process was busy: those events are ours, and a real fault shows on the next first pull.
+   * Otherwise an error gives back what arrived and is thrown.
+   */
+  private async pull(max: number, expires: number, keepOnError = false): Promise<JsMsg[]> {
+    const got: JsMsg[] = [];
+    const messages = await this.consumer.fetch({ max_messages: max, expires });
+    this.pulling = messages;
+    try {
+      if (this.stopped) await messages.close();
+      for await (const m of messages) got.push(m);
+    } catch (err) {
+      if (!keepOnError) {
+        for (const m of got) settle(() => m.nak());
+        throw err;
+      }
+    } finally {
+      this.pulling = undefined;
+    }
+    return got;
+  }
+
+  /** Waits `ms`, or less when poked (close()). */
   private async pause(ms: number): Promise<void> {
+    if (this.stopped) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.poke(), ms);
       this.wake = () => {
@@ -251,10 +309,9 @@ export class NatsEventConsumer implements EventConsumer {
     }
     const last = batch[batch.length - 1];
     if (!last) return;
-    // The batch, and what arrives behind it meanwhile, stays ours while the handler works.
+    // The batch stays ours while the handler works.
     const stopWorking = keepInProgress(this.opts.ackWaitMs, this.opts.maxWorkMs, () => {
       for (const m of batch) settle(() => m.working());
-      for (const m of this.buffer) settle(() => m.working());
     });
     try {
       await this.opts.handler(batch.map(toEventMessage));

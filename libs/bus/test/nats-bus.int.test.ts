@@ -124,6 +124,32 @@ describe('NatsBus on a real nats-server', () => {
     }
   }, 30_000);
 
+  it("a killed replica's unacknowledged batch comes back to another replica in batches, not one event per linger", async () => {
+    const subject = `toolhub.v1.events.natsonly.${uniqueToken()}.orphaned`;
+    const durable = uniqueToken();
+    const bus = await NatsBus.connect({ servers: server.url });
+    try {
+      for (let i = 0; i < 50; i++) await bus.publishEvent(subject, bytes(`o${i}`), { msgId: `${subject}-${i}` });
+      const hung = await spawnProcess(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/hung-consumer.ts'), server.url, durable, subject, '2000'], {
+        readyPattern: /^took 50$/,
+        timeoutMs: 30_000,
+      });
+      await hung.kill('SIGKILL');
+      const sizes: number[] = [];
+      const done = new Set<string>();
+      const handler = async (batch: EventMessage[]): Promise<void> => {
+        sizes.push(batch.length);
+        for (const e of batch) done.add(text(e.data));
+      };
+      await bus.consumeEvents({ durable, filterSubjects: [subject], handler, ackWaitMs: 2000, maxBatch: 100, lingerMs: 100 });
+      // All 50 were delivered together, so they are due again together (after ackWait).
+      await waitFor(() => done.size === 50, { timeoutMs: 20_000, message: 'the 50 orphaned events' });
+      expect(sizes.length).toBeLessThanOrEqual(5);
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
   it('after a broker crash (SIGKILL) no stored event is lost and de-duplication still holds', async () => {
     const subject = `toolhub.v1.events.natsonly.${uniqueToken()}.crash`;
     const durable = uniqueToken();

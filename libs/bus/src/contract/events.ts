@@ -168,13 +168,15 @@ export function eventsContract(ctx: ContractContext): void {
       expect(rec.done.map((e) => text(e.data))).toEqual(['l1', 'l2', 'l3', 'l4']);
     });
 
-    it('lingerMs: a full batch does not wait for the linger to end', async () => {
+    it('lingerMs: a full batch already waiting does not linger (a backlog drains at full speed)', async () => {
       const subject = `${root()}.full`;
       const rec = recorder();
-      // A linger longer than `eventually` waits: only a full batch can make this pass.
+      for (let i = 1; i <= 7; i++) await ctx.bus().publishEvent(subject, bytes(`f${i}`), { msgId: `${subject}-${i}` });
+      // A linger longer than `eventually` waits: only full batches may skip it, so the two full
+      // batches arrive and the seventh event, a partial batch, is still lingering.
       consumers.push(await ctx.bus().consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler: rec.handler, maxBatch: 3, lingerMs: 7500 }));
-      for (let i = 1; i <= 3; i++) await ctx.bus().publishEvent(subject, bytes(`f${i}`), { msgId: `${subject}-${i}` });
-      await eventually(() => rec.done.length === 3, 'a full batch');
+      await eventually(() => rec.done.length === 6, 'two full batches');
+      expect(rec.done.map((e) => text(e.data))).toEqual(['f1', 'f2', 'f3', 'f4', 'f5', 'f6']);
     });
 
     it('publishEvent on a subject outside the events stream fails with publish_failed', async () => {
