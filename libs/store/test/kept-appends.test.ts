@@ -1,5 +1,5 @@
 /** The embedded store's kept append handles: every acknowledged write is in the file, compactions included. */
-import { appendFile, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -68,5 +68,75 @@ describe('kept append handles', () => {
     await a.insertAsync({ _id: 'z' });
     expect(await loadCopy(kept)).toEqual([{ _id: 'x' }, { _id: 'z' }]);
     expect(await loadCopy(other)).toEqual([{ _id: 'y' }]);
+  });
+});
+
+describe('grouped appends (group commit)', () => {
+  it('writes a burst of updates in a few appends, and every one of them before a later write to another kept file', async () => {
+    const stats = join(dir, 'tool_stats.db');
+    const batches = join(dir, 'call_batches.db');
+    const a = new Datastore({ filename: stats });
+    const b = new Datastore({ filename: batches });
+    await a.loadDatabaseAsync();
+    await b.loadDatabaseAsync();
+    keepAppendsOpen(stats, { grouped: true });
+    keepAppendsOpen(batches);
+    // Every append of a kept handle, in the order they were made.
+    const probe = await open(join(dir, 'probe'), 'a');
+    const handleProto = Object.getPrototypeOf(probe) as { appendFile: (data: string) => Promise<void> };
+    await probe.close();
+    const appends = jest.spyOn(handleProto, 'appendFile');
+    try {
+      await Promise.all(Array.from({ length: 100 }, (_, i) => a.insertAsync({ _id: `t${i}`, calls: i })));
+      await b.removeAsync({ _id: 'x' }, {}); // nothing removed: NeDB appends nothing
+      await b.insertAsync({ _id: 'x' });
+      const written = appends.mock.calls.map(([data]) => String(data));
+      // The 100 documents in at most a few appends, all made before the other file's append.
+      expect(written.length).toBeLessThanOrEqual(4);
+      expect(written.findIndex((d) => d.includes('"_id":"x"'))).toBe(written.length - 1);
+      expect(written.slice(0, -1).join('').match(/"_id":"t\d+"/g)).toHaveLength(100);
+      expect(await loadCopy(stats)).toHaveLength(100);
+      expect(await loadCopy(batches)).toEqual([{ _id: 'x' }]);
+    } finally {
+      appends.mockRestore();
+      await releaseAppends(stats);
+      await releaseAppends(batches);
+    }
+  });
+
+  it('a grouped write that failed is kept, fails the next write to another file, and lands once the file can be written', async () => {
+    const stats = join(dir, 'tool_stats.db');
+    const batches = join(dir, 'call_batches.db');
+    const a = new Datastore({ filename: stats });
+    const b = new Datastore({ filename: batches });
+    await a.loadDatabaseAsync();
+    await b.loadDatabaseAsync();
+    keepAppendsOpen(stats, { grouped: true });
+    keepAppendsOpen(batches);
+    try {
+      // A directory where the statistics file was: appending to it fails (EISDIR), even for root.
+      await rm(stats);
+      await mkdir(stats);
+      await a.insertAsync({ _id: 's1' }); // queued: resolves at once
+      await expect(b.insertAsync({ _id: 'b1' })).rejects.toThrow(/EISDIR|illegal operation on a directory/);
+      await rm(stats, { recursive: true });
+      await b.insertAsync({ _id: 'b2' });
+      expect(await loadCopy(stats)).toEqual([{ _id: 's1' }]);
+    } finally {
+      await releaseAppends(stats);
+      await releaseAppends(batches);
+    }
+  });
+
+  it('release and rewrite write what is queued first', async () => {
+    const stats = join(dir, 'tool_stats.db');
+    const a = new Datastore({ filename: stats });
+    await a.loadDatabaseAsync();
+    keepAppendsOpen(stats, { grouped: true });
+    await a.insertAsync({ _id: 'a' });
+    await a.compactDatafileAsync();
+    await a.insertAsync({ _id: 'b' });
+    await releaseAppends(stats);
+    expect(await loadCopy(stats)).toEqual([{ _id: 'a' }, { _id: 'b' }]);
   });
 });

@@ -1,7 +1,11 @@
 /**
  * The document backend of the one-process mode: NeDB (@seald-io/nedb, pure JavaScript), one
  * append-only file per collection in a directory, its append handle kept open (kept-appends.ts).
- * Every write is appended to its file before its promise resolves, so what was acknowledged survives a crash of the process; loading rewrites
+ * Every write is appended to its file before its promise resolves, so what was acknowledged
+ * survives a crash of the process — except `tool_stats`, whose appends are group-committed before
+ * any later write to another file (kept-appends.ts): only the statistics recorder writes it, and
+ * it deletes a flush's batches only after their statistics, so a crash still counts each event
+ * once (the stored batches are finished again). Loading rewrites
  * the files compacted, and a half-written last line (a crash in mid-append, never acknowledged)
  * is dropped. Data is held in memory: meant for a laptop-sized registry.
  */
@@ -63,7 +67,7 @@ export class NedbBackend implements Backend {
         const ds = new Datastore<Raw>({ filename, corruptAlertThreshold: 1 });
         await ds.loadDatabaseAsync();
         stores.set(name, ds);
-        keepAppendsOpen(filename);
+        keepAppendsOpen(filename, { grouped: name === 'tool_stats' });
       }
       for (const index of INDEXES) await stores.get(index.collection)?.ensureIndexAsync({ fieldName: index.fieldName, unique: index.unique ?? false });
       for (const ds of stores.values()) ds.setAutocompactionInterval(compactionIntervalMs);
