@@ -71,16 +71,22 @@ describe('kept append handles', () => {
   });
 });
 
+/** Two kept NeDB files as the embedded store keeps them: the statistics grouped, the batches not. */
+async function statsAndBatches(): Promise<{ stats: string; batches: string; a: Datastore; b: Datastore }> {
+  const stats = join(dir, 'tool_stats.db');
+  const batches = join(dir, 'call_batches.db');
+  const a = new Datastore({ filename: stats });
+  const b = new Datastore({ filename: batches });
+  await a.loadDatabaseAsync();
+  await b.loadDatabaseAsync();
+  keepAppendsOpen(stats, { grouped: true });
+  keepAppendsOpen(batches);
+  return { stats, batches, a, b };
+}
+
 describe('grouped appends (group commit)', () => {
   it('writes a burst of updates in a few appends, and every one of them before a later write to another kept file', async () => {
-    const stats = join(dir, 'tool_stats.db');
-    const batches = join(dir, 'call_batches.db');
-    const a = new Datastore({ filename: stats });
-    const b = new Datastore({ filename: batches });
-    await a.loadDatabaseAsync();
-    await b.loadDatabaseAsync();
-    keepAppendsOpen(stats, { grouped: true });
-    keepAppendsOpen(batches);
+    const { stats, batches, a, b } = await statsAndBatches();
     // Every append of a kept handle, in the order they were made.
     const probe = await open(join(dir, 'probe'), 'a');
     const handleProto = Object.getPrototypeOf(probe) as { appendFile: (data: string) => Promise<void> };
@@ -105,14 +111,7 @@ describe('grouped appends (group commit)', () => {
   });
 
   it('a grouped write that failed is kept, fails the next write to another file, and lands once the file can be written', async () => {
-    const stats = join(dir, 'tool_stats.db');
-    const batches = join(dir, 'call_batches.db');
-    const a = new Datastore({ filename: stats });
-    const b = new Datastore({ filename: batches });
-    await a.loadDatabaseAsync();
-    await b.loadDatabaseAsync();
-    keepAppendsOpen(stats, { grouped: true });
-    keepAppendsOpen(batches);
+    const { stats, batches, a, b } = await statsAndBatches();
     try {
       // A directory where the statistics file was: appending to it fails (EISDIR), even for root.
       await rm(stats);
