@@ -127,6 +127,29 @@ describe('grouped appends (group commit)', () => {
     }
   });
 
+  it("one store's failing statistics file does not fail another store's writes", async () => {
+    const broken = await statsAndBatches();
+    const otherDir = join(dir, 'other-store');
+    await mkdir(otherDir);
+    const batches = join(otherDir, 'call_batches.db');
+    const b = new Datastore({ filename: batches });
+    await b.loadDatabaseAsync();
+    keepAppendsOpen(batches);
+    try {
+      await rm(broken.stats);
+      await mkdir(broken.stats);
+      await broken.a.insertAsync({ _id: 's1' }); // queued; its write will fail (EISDIR)
+      await b.insertAsync({ _id: 'b1' });
+      expect(await loadCopy(batches)).toEqual([{ _id: 'b1' }]);
+      await expect(broken.b.insertAsync({ _id: 'x' })).rejects.toThrow(/EISDIR|illegal operation on a directory/);
+      await rm(broken.stats, { recursive: true });
+    } finally {
+      await releaseAppends(broken.stats);
+      await releaseAppends(broken.batches);
+      await releaseAppends(batches);
+    }
+  });
+
   it('release and rewrite write what is queued first', async () => {
     const stats = join(dir, 'tool_stats.db');
     const a = new Datastore({ filename: stats });

@@ -21,12 +21,14 @@
  * NeDB runs them one after another, each waiting for its append) has its appends queued and
  * written together, a group commit: its writes resolve at once, and the queue is written by the
  * next turn of the event loop, before any write to another kept file, before any rewrite and
- * before a release. So the files hold a prefix of the writes, in order: a crash may lose the
- * last grouped writes, never a grouped write that a later write to another file follows (the
- * statistics recorder deletes the batches a flush wrote only after their statistics). A failed
- * group write keeps its data, is tried again by the next one, and fails that later write.
+ * before a release (all three in the same directory, i.e. the same store). So a store's files
+ * hold a prefix of its writes, in order: a crash may lose the last grouped writes, never a grouped
+ * write that a later write to another file follows (the statistics recorder deletes the batches a
+ * flush wrote only after their statistics). A failed group write keeps its data, is tried again by
+ * the next one, and fails that later write of its store (not another store's).
  */
 import { type FileHandle, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself is patched; an ES import would be a copy
 import storage = require('@seald-io/nedb/lib/storage');
@@ -55,7 +57,7 @@ async function appendFile(path: string, data: string, options?: { encoding?: Buf
     }
     return;
   }
-  await commitGroups();
+  await commitGroups(dirname(path));
   await write(entry, path, data, options?.mode);
 }
 
@@ -70,11 +72,16 @@ async function write(entry: Kept, path: string, data: string, mode?: number): Pr
   }
 }
 
-/** Writes every queued group, each file's as one append; resolves when they are in the files. */
-function commitGroups(): Promise<void> {
-  scheduled = false;
+/**
+ * Writes the queued groups, each file's as one append; resolves when they are in the files. With
+ * `dir`, only the files in that directory (one store's): another store's failing file does not
+ * fail this one's writes.
+ */
+function commitGroups(dir?: string): Promise<void> {
+  if (dir === undefined) scheduled = false;
   committing = committing.catch(() => undefined).then(async () => {
     for (const [path, entry] of kept) {
+      if (dir !== undefined && dirname(path) !== dir) continue;
       const count = entry.queued?.length ?? 0;
       if (count === 0) continue;
       // Appends queued while this one is written wait for the next commit.
@@ -93,7 +100,7 @@ function drop(entry: Kept): void {
 
 /** Drops the kept handle of the file about to be rewritten, then rewrites it. */
 async function rewriteFile(filename: string, lines: string[], modes?: unknown): Promise<void> {
-  await commitGroups();
+  await commitGroups(dirname(filename));
   const entry = kept.get(filename);
   if (entry) drop(entry);
   return original!.crashSafeWriteFileLinesAsync(filename, lines, modes);
@@ -118,7 +125,7 @@ export function keepAppendsOpen(filename: string, options: { grouped?: boolean }
 export async function releaseAppends(filename: string): Promise<void> {
   const entry = kept.get(filename);
   if (!entry) return;
-  await commitGroups();
+  await commitGroups(dirname(filename));
   kept.delete(filename);
   const handle = entry.handle;
   entry.handle = undefined;
