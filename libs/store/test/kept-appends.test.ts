@@ -19,6 +19,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A loaded NeDB datastore on `filename`, its append handle kept (`keep`: how; false: not kept). */
+async function datastore(filename: string, keep: false | { grouped?: boolean } = {}): Promise<Datastore> {
+  const ds = new Datastore({ filename });
+  await ds.loadDatabaseAsync();
+  if (keep) keepAppendsOpen(filename, keep);
+  return ds;
+}
+
 /** What a process that opened the file now would load (from a copy: loading rewrites the file). */
 async function loadCopy(filename: string): Promise<unknown[]> {
   const copy = `${filename}.copy`;
@@ -31,9 +39,7 @@ async function loadCopy(filename: string): Promise<unknown[]> {
 describe('kept append handles', () => {
   it('writes made after NeDB rewrote the file (a compaction) land in the new file, not the replaced one', async () => {
     const filename = join(dir, 'tools.db');
-    const ds = new Datastore({ filename });
-    await ds.loadDatabaseAsync();
-    keepAppendsOpen(filename);
+    const ds = await datastore(filename);
     try {
       // NeDB's appends go through the kept handles (were this NeDB's storage module changed, they would not).
       expect(storage.appendFileAsync).not.toBe(appendFile);
@@ -57,11 +63,8 @@ describe('kept append handles', () => {
   it('leaves files it does not keep, and files released, to NeDB as before', async () => {
     const kept = join(dir, 'kept.db');
     const other = join(dir, 'other.db');
-    const a = new Datastore({ filename: kept });
-    const b = new Datastore({ filename: other });
-    await a.loadDatabaseAsync();
-    await b.loadDatabaseAsync();
-    keepAppendsOpen(kept);
+    const a = await datastore(kept);
+    const b = await datastore(other, false);
     await a.insertAsync({ _id: 'x' });
     await b.insertAsync({ _id: 'y' });
     await releaseAppends(kept);
@@ -75,13 +78,7 @@ describe('kept append handles', () => {
 async function statsAndBatches(): Promise<{ stats: string; batches: string; a: Datastore; b: Datastore }> {
   const stats = join(dir, 'tool_stats.db');
   const batches = join(dir, 'call_batches.db');
-  const a = new Datastore({ filename: stats });
-  const b = new Datastore({ filename: batches });
-  await a.loadDatabaseAsync();
-  await b.loadDatabaseAsync();
-  keepAppendsOpen(stats, { grouped: true });
-  keepAppendsOpen(batches);
-  return { stats, batches, a, b };
+  return { stats, batches, a: await datastore(stats, { grouped: true }), b: await datastore(batches) };
 }
 
 describe('grouped appends (group commit)', () => {
@@ -132,9 +129,7 @@ describe('grouped appends (group commit)', () => {
     const otherDir = join(dir, 'other-store');
     await mkdir(otherDir);
     const batches = join(otherDir, 'call_batches.db');
-    const b = new Datastore({ filename: batches });
-    await b.loadDatabaseAsync();
-    keepAppendsOpen(batches);
+    const b = await datastore(batches);
     try {
       await rm(broken.stats);
       await mkdir(broken.stats);
@@ -152,9 +147,7 @@ describe('grouped appends (group commit)', () => {
 
   it('release and rewrite write what is queued first', async () => {
     const stats = join(dir, 'tool_stats.db');
-    const a = new Datastore({ filename: stats });
-    await a.loadDatabaseAsync();
-    keepAppendsOpen(stats, { grouped: true });
+    const a = await datastore(stats, { grouped: true });
     await a.insertAsync({ _id: 'a' });
     await a.compactDatafileAsync();
     await a.insertAsync({ _id: 'b' });
