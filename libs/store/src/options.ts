@@ -23,7 +23,10 @@ export interface StoreOptions {
   hourlyRetentionHours?: number;
   /**
    * A batch left behind by a crashed writer is finished by the next `recordCalls` that meets one of
-   * its events, by the next start-up, or by any `recordCalls` once it is this old. @default 60000
+   * its events, by the next start-up, or by any `recordCalls` once it is this old. Left out, it is
+   * 60 s or twice `statsFlushMs`, whichever is longer: a live writer's batches wait up to
+   * `statsFlushMs` for their write, and a sweep finishing them first would write each batch's tools
+   * on its own — the per-tool writes the wait exists to share. @default max(60000, 2 × statsFlushMs)
    */
   recoverAfterMs?: number;
   /**
@@ -62,13 +65,19 @@ export const storeDefaults = {
   statsFlushMs: 0,
 } as const satisfies Required<Omit<StoreOptions, 'failAt'>>;
 
+/** See {@link StoreOptions.recoverAfterMs}; an invalid `statsFlushMs` is reported as itself, not through this. */
+function defaultRecoverAfterMs(statsFlushMs: number | undefined): number {
+  const flush = Number.isInteger(statsFlushMs) ? statsFlushMs! : storeDefaults.statsFlushMs;
+  return Math.max(storeDefaults.recoverAfterMs, 2 * flush);
+}
+
 /** Fills in defaults. @throws StoreError invalid_options naming the field. */
 export function withStoreDefaults(options: StoreOptions): ResolvedStoreOptions {
   const resolved: ResolvedStoreOptions = {
     clock: options.clock ?? storeDefaults.clock,
     dedupWindowMs: options.dedupWindowMs ?? storeDefaults.dedupWindowMs,
     hourlyRetentionHours: options.hourlyRetentionHours ?? storeDefaults.hourlyRetentionHours,
-    recoverAfterMs: options.recoverAfterMs ?? storeDefaults.recoverAfterMs,
+    recoverAfterMs: options.recoverAfterMs ?? defaultRecoverAfterMs(options.statsFlushMs),
     maxBatchEvents: options.maxBatchEvents ?? storeDefaults.maxBatchEvents,
     statsFlushMs: options.statsFlushMs ?? storeDefaults.statsFlushMs,
     failAt: options.failAt,

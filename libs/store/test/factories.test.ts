@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { EmbeddedRegistryStore, MongoRegistryStore, isStoreError } from '../src/index';
+import { withStoreDefaults } from '../src/options';
 
 let dir: string;
 
@@ -59,11 +60,22 @@ describe('EmbeddedRegistryStore.open', () => {
       [{ dir, maxBatchEvents: 10_000 }, 'maxBatchEvents'],
       [{ dir, dedupWindowMs: -1 }, 'dedupWindowMs'],
       [{ dir, compactionIntervalMs: 1.5 }, 'compactionIntervalMs'],
+      [{ dir, statsFlushMs: 90_000 }, 'statsFlushMs'],
+      [{ dir, statsFlushMs: 'soon' as unknown as number }, 'statsFlushMs'],
     ] as const) {
       const err = await failure(EmbeddedRegistryStore.open(options));
       expect(isStoreError(err, 'invalid_options')).toBe(true);
       expect((err as Error).message).toContain(field);
     }
+  });
+});
+
+describe('withStoreDefaults', () => {
+  it('keeps a stale-batch sweep off batches that only wait for their write: recoverAfterMs defaults to max(60 s, 2 × statsFlushMs)', () => {
+    expect(withStoreDefaults({}).recoverAfterMs).toBe(60_000);
+    expect(withStoreDefaults({ statsFlushMs: 10_000 }).recoverAfterMs).toBe(60_000);
+    expect(withStoreDefaults({ statsFlushMs: 60_000 }).recoverAfterMs).toBe(120_000);
+    expect(withStoreDefaults({ statsFlushMs: 60_000, recoverAfterMs: 45_000 }).recoverAfterMs).toBe(45_000);
   });
 });
 

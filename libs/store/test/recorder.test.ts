@@ -205,7 +205,7 @@ describe('CallRecorder', () => {
       const batches = backend.collection<BatchDoc>('call_batches');
       const clock = new FakeClock();
       const recorder = new CallRecorder(counted.stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs }));
-      return { ...counted, batches, recorder };
+      return { ...counted, batches, clock, recorder };
     }
 
     async function until(what: string, done: () => Promise<boolean>): Promise<void> {
@@ -230,6 +230,20 @@ describe('CallRecorder', () => {
       expect((await stats.get('local:sum'))?.calls).toBe(5);
       expect((await stats.get('local:echo'))?.guard).toHaveLength(5);
       expect(await batches.find({})).toEqual([]);
+      await recorder.stop();
+    });
+
+    it("does not sweep its own batches while they wait for the write (the default recoverAfterMs outlasts the wait)", async () => {
+      const { writes, batches, clock, recorder } = deferredRecorder(60_000);
+      await recorder.record(calls('a', 'local:echo', 3));
+      // Past one flush interval — as when a flush was late — the next batch's housekeeping sweep must
+      // leave the first batch to the shared write instead of writing its tool on its own.
+      clock.advance(61_000);
+      await recorder.record(calls('b', 'local:echo', 2));
+      expect(writes.size).toBe(0);
+      expect(await batches.find({})).toHaveLength(2);
+      await recorder.flush();
+      expect(Object.fromEntries(writes)).toEqual({ 'local:echo': 1 });
       await recorder.stop();
     });
 
