@@ -56,7 +56,8 @@ export {
   CatalogPageRequest,
   CatalogPageResponse,
 } from './gen/toolhub/v1/adapter';
-export { ToolCalled, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
+export { ToolCalled, ToolCalledBatch, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
+export { decodeToolCalledMessage, TOOL_CALLED_FILTERS, toolCalledMessage, type ToolCalledMessage } from './tool-called-messages';
 export {
   RegistryAdminService,
   RegistryAdminClient,
