@@ -1,12 +1,13 @@
 /**
  * No event lost, none double-counted: the registry is killed with SIGKILL while 10,000
- * `tool.called` events are being published; RunTool keeps working while it is down; after a
+ * `tool.called` events are being published (every other 250 of them in batch messages of 10, as
+ * dispatchers send them); RunTool keeps working while it is down; after a
  * restart the statistics count exactly every call.
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { serveAdapter, staticCatalog, textResult } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
-import { eventSubject, RegistryAdminClient, RunStatus, ToolCalled } from '@toolhub/contracts';
+import { eventSubject, RegistryAdminClient, RunStatus, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { freePort, mongoUrl, spawnProcess, type SpawnedProcess, startNatsServer } from '@toolhub/test-harness';
 import { randomUUID } from 'node:crypto';
@@ -44,12 +45,14 @@ describe('registry durability under SIGKILL', () => {
       registry = await startRegistry();
       const publish = async (from: number, to: number) => {
         for (let i = from; i < to; i += 250) {
-          await Promise.all(
-            Array.from({ length: Math.min(250, to - i) }, (_, k) => {
-              const e: ToolCalled = { eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now(), searchId: '' };
-              return bus.publishEvent(eventSubject('tool.called', 'durable'), ToolCalled.encode(e).finish(), { msgId: e.eventId });
-            }),
-          );
+          const events = Array.from({ length: Math.min(250, to - i) }, (_, k): ToolCalled => ({ eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now(), searchId: '' }));
+          if ((i / 250) % 2 === 0) {
+            await Promise.all(events.map((e) => bus.publishEvent(eventSubject('tool.called', 'durable'), ToolCalled.encode(e).finish(), { msgId: e.eventId })));
+          } else {
+            const messages = [];
+            for (let j = 0; j < events.length; j += 10) messages.push(toolCalledMessage('durable', events.slice(j, j + 10).map((e) => ({ eventId: e.eventId, data: ToolCalled.encode(e).finish() }))));
+            await Promise.all(messages.map((m) => bus.publishEvent(m.subject, m.data, { msgId: m.msgId })));
+          }
         }
       };
       await publish(0, 3000);

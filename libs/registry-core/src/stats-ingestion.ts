@@ -11,7 +11,7 @@
  */
 import type { SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus, ConsumerLag, EventConsumer } from '@toolhub/bus';
-import { eventWildcard, ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, type ToolCalled } from '@toolhub/contracts';
 import type { RegistryStore } from '@toolhub/store';
 
 /** Options of {@link StatsIngestion.start}. */
@@ -64,13 +64,14 @@ export class StatsIngestion {
     const { startAtUnixMs, description } = await self.startPoint();
     self.consumer = await bus.consumeEvents({
       durable: options.durable,
-      filterSubjects: [eventWildcard('tool.called')],
+      // Single events and the batches dispatchers publish (contracts' tool-called-messages.ts).
+      filterSubjects: [...TOOL_CALLED_FILTERS],
       maxBatch: options.maxBatch,
       lingerMs: options.lingerMs ?? 0,
       startAtUnixMs,
       // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
       // for redelivery; the store counts each event id once, so redelivery never double-counts.
-      handler: (batch) => self.record(batch.map((m) => ToolCalled.decode(m.data))),
+      handler: (batch) => self.record(self.decode(batch)),
     });
     if (self.consumer.created) {
       self.start = description;
@@ -102,6 +103,20 @@ export class StatsIngestion {
 
   async close(): Promise<void> {
     await this.consumer?.close();
+  }
+
+  /** The events of a batch of messages; a message that does not decode is skipped (and acknowledged), with a warning. */
+  private decode(messages: ReadonlyArray<{ subject: string; data: Uint8Array }>): ToolCalled[] {
+    const events: ToolCalled[] = [];
+    for (const m of messages) {
+      try {
+        events.push(...decodeToolCalledMessage(m.subject, m.data));
+      } catch (err) {
+        // Redelivering it would fail the same way for ever and hold back every event behind it.
+        this.options.log.warn({ subject: m.subject, bytes: m.data.length, err }, 'undecodable tool.called message skipped');
+      }
+    }
+    return events;
   }
 
   private async record(events: ToolCalled[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { InProcessBus } from '@toolhub/bus';
-import { eventSubject, ToolCalled } from '@toolhub/contracts';
+import { eventSubject, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,32 @@ describe('statistics ingestion', () => {
       await ingestion.close();
       await bus.close();
       await inner.close();
+    }
+  });
+  it('counts the events of batch messages and of single ones alike, once each, and skips a message that does not decode', async () => {
+    const bus = new InProcessBus({ redeliveryDelayMs: 10 });
+    const store = await EmbeddedRegistryStore.open({ dir: mkdtempSync(join(tmpdir(), 'ingest-')) });
+    const logs: Array<{ level: string; msg: string; fields: object }> = [];
+    const entry = (level: string) => (fields: object, msg?: string) => void logs.push({ level, msg: msg ?? '', fields });
+    const ingestion = await StatsIngestion.start(bus, store, { durable: 'stats', maxBatch: 10, log: { info: entry('info'), warn: entry('warn'), error: entry('error') } });
+    const publish = (m: { subject: string; data: Uint8Array; msgId: string }) => bus.publishEvent(m.subject, m.data, { msgId: m.msgId });
+    const encoded = (id: string) => ({ eventId: id, data: ToolCalled.encode(call(id)).finish() });
+    try {
+      await publish(toolCalledMessage('local', ['b1', 'b2', 'b3'].map(encoded)));
+      await publish(toolCalledMessage('local', [encoded('s1')]));
+      // b3 again, in a batch of other events (a dispatcher's retry that grouped it differently).
+      await publish(toolCalledMessage('local', ['b3', 'b4'].map(encoded)));
+      await publish({ subject: eventSubject('tool.called.batch', 'local'), data: Uint8Array.from([10, 50, 1]), msgId: 'garbage' });
+      await publish(toolCalledMessage('local', [encoded('s2')]));
+      await eventually(async () => (await store.getToolStats('local:echo_text'))?.calls === 6, 'six distinct events counted');
+      expect(logs.filter((l) => l.level === 'warn')).toEqual([
+        { level: 'warn', msg: 'undecodable tool.called message skipped', fields: expect.objectContaining({ subject: 'toolhub.v1.events.tool.called.batch.local', bytes: 3 }) },
+      ]);
+      expect(ingestion.status()).toMatchObject({ storeHealthy: true, storeFailuresTotal: 0 });
+    } finally {
+      await ingestion.close();
+      await bus.close();
+      await store.close();
     }
   });
 });
