@@ -11,7 +11,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { NatsBus } from '@toolhub/bus';
-import { eventWildcard, RunStatus, ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, RunStatus, TOOL_CALLED_FILTERS } from '@toolhub/contracts';
 import { freePort, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -103,10 +103,9 @@ describe('call events survive kill -9 of NATS and then of the dispatcher', () =>
     const seen = new Map<string, { ids: Set<string>; statuses: string[] }>();
     const consumer = await bus.consumeEvents({
       durable: 'durable-events-audit',
-      filterSubjects: [eventWildcard('tool.called')],
+      filterSubjects: [...TOOL_CALLED_FILTERS],
       handler: async (batch) => {
-        for (const m of batch) {
-          const e = ToolCalled.decode(m.data);
+        for (const e of batch.flatMap((m) => decodeToolCalledMessage(m.subject, m.data))) {
           const s = seen.get(e.caller) ?? { ids: new Set<string>(), statuses: [] };
           if (!s.ids.has(e.eventId)) s.statuses.push(e.status);
           s.ids.add(e.eventId);

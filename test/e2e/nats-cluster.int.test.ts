@@ -9,7 +9,7 @@ import { status } from '@grpc/grpc-js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NatsBus } from '@toolhub/bus';
-import { EVENTS_STREAM, eventWildcard, GRPC_ERROR_TRAILER, RunStatus, ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, EVENTS_STREAM, GRPC_ERROR_TRAILER, RunStatus, TOOL_CALLED_FILTERS } from '@toolhub/contracts';
 import { freePort, type NatsClusterHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsCluster, waitFor } from '@toolhub/test-harness';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,10 +115,9 @@ describe('three-node NATS cluster and two dispatchers: a node and a dispatcher k
     const seen = new Map<string, Set<string>>();
     const consumer = await bus.consumeEvents({
       durable: 'cluster-audit',
-      filterSubjects: [eventWildcard('tool.called')],
+      filterSubjects: [...TOOL_CALLED_FILTERS],
       handler: async (batch) => {
-        for (const m of batch) {
-          const e = ToolCalled.decode(m.data);
+        for (const e of batch.flatMap((m) => decodeToolCalledMessage(m.subject, m.data))) {
           seen.set(e.caller, (seen.get(e.caller) ?? new Set()).add(e.eventId));
         }
       },

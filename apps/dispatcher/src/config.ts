@@ -45,6 +45,11 @@ export const dispatcherConfig = defineConfig({
     schema: z.string().optional(),
     description: 'Directory of the event outbox; keep it across restarts (a volume or emptyDir). Default: <tmpdir>/toolhub-outbox-<hash of NATS_URL>',
   },
+  eventsPerMessage: {
+    env: 'TOOLHUB_EVENTS_PER_MESSAGE',
+    schema: z.coerce.number().int().min(1).max(1024).default(16),
+    description: 'Most tool.called events of one provider published as one JetStream message (tool.called.batch.<provider>); 1 = one message per event, which registries older than 2026-11-27 need to count them',
+  },
   providerTtlMs: {
     env: 'TOOLHUB_PROVIDER_TTL',
     schema: zDuration({ min: '100ms', max: '10m' }).default(15_000),

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       maxQueueWaitMs: config.maxQueueWaitMs,
       eventDurability: config.eventDurability,
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
+      eventsPerMessage: config.eventsPerMessage,
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },

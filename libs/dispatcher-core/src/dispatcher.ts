@@ -120,6 +120,7 @@ export class Dispatcher {
     this.callEvents = new CallEventPublisher(bus, {
       durability: options.eventDurability,
       outboxDir: options.outboxDir,
+      eventsPerMessage: options.eventsPerMessage,
       // Under overload the events wait (on disk with the outbox) until the burst has been answered.
       holdWhile: () => this.admission.overloaded,
       onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),

@@ -1,14 +1,14 @@
 /** tool.called events: published in batches after the call, retried until stored, never in the call's way. */
 import { type Bus, InProcessBus } from '@toolhub/bus';
-import { ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, type ToolCalled } from '@toolhub/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CallEventPublisher } from '../src';
 
-const event = (n: number): ToolCalled => ({
+const event = (n: number, provider = 'local'): ToolCalled => ({
   eventId: `e${n}`,
-  toolId: 'local:noop',
-  provider: 'local',
+  toolId: `${provider}:noop`,
+  provider,
   name: 'noop',
   status: 'ok',
   errorCode: 0,
@@ -20,19 +20,22 @@ const event = (n: number): ToolCalled => ({
   searchId: '',
 });
 
-/** A bus that records publishEvent calls and fails the first `failures` of them. */
-function recordingBus(failures = 0): { bus: Bus; published: string[]; calls: () => number } {
+/** A bus that records publishEvent calls (the event ids, and each message) and fails the first `failures` of them. */
+function recordingBus(failures = 0): { bus: Bus; published: string[]; messages: Array<{ subject: string; msgId: string; ids: string[] }>; calls: () => number } {
   const inner = new InProcessBus();
   const published: string[] = [];
+  const messages: Array<{ subject: string; msgId: string; ids: string[] }> = [];
   let calls = 0;
   const bus = Object.create(inner) as Bus;
   bus.publishEvent = async (subject, data, options) => {
     calls++;
     if (calls <= failures) throw new Error('stream busy');
-    published.push(ToolCalled.decode(data).eventId);
+    const ids = decodeToolCalledMessage(subject, data).map((e) => e.eventId);
+    published.push(...ids);
+    messages.push({ subject, msgId: options.msgId, ids });
     return inner.publishEvent(subject, data, options);
   };
-  return { bus, published, calls: () => calls };
+  return { bus, published, messages, calls: () => calls };
 }
 
 /** Waits until `done()` holds (polling), so the tests do not depend on how fast a busy machine runs timers. */
@@ -52,6 +55,50 @@ describe('CallEventPublisher', () => {
     expect(published).toEqual(['e0', 'e1', 'e2']);
     expect(events.backlog).toBe(0);
     expect(events.published).toBe(3);
+    await events.close();
+  });
+
+  it("sends each provider's events of a batch together, in messages of at most eventsPerMessage", async () => {
+    const { bus, published, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 10, eventsPerMessage: 2 });
+    for (let i = 0; i < 5; i++) events.emit(event(i, i % 2 === 0 ? 'local' : 'mcp'));
+    await until(() => published.length >= 5);
+    expect(messages).toEqual([
+      { subject: 'toolhub.v1.events.tool.called.batch.local', msgId: expect.stringMatching(/^batch-/), ids: ['e0', 'e2'] },
+      { subject: 'toolhub.v1.events.tool.called.local', msgId: 'e4', ids: ['e4'] },
+      { subject: 'toolhub.v1.events.tool.called.batch.mcp', msgId: expect.stringMatching(/^batch-/), ids: ['e1', 'e3'] },
+    ]);
+    expect(events.published).toBe(5);
+    await events.close();
+  });
+
+  it('sends one message per event with eventsPerMessage 1 (for registries that read single events only)', async () => {
+    const { bus, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 10, eventsPerMessage: 1 });
+    for (let i = 0; i < 3; i++) events.emit(event(i));
+    await until(() => messages.length >= 3);
+    expect(messages).toEqual([0, 1, 2].map((i) => ({ subject: 'toolhub.v1.events.tool.called.local', msgId: `e${i}`, ids: [`e${i}`] })));
+    await events.close();
+    expect(() => new CallEventPublisher(bus, { eventsPerMessage: 0 })).toThrow(/eventsPerMessage must be an integer from 1 to 1024/);
+  });
+
+  it('keeps the events of a refused batch message and stores them all on a later attempt', async () => {
+    const { bus, published, messages } = recordingBus(1);
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, retryDelayMs: 5 });
+    for (let i = 0; i < 4; i++) events.emit(event(i));
+    await until(() => published.length >= 4);
+    expect(messages).toEqual([{ subject: 'toolhub.v1.events.tool.called.batch.local', msgId: expect.stringMatching(/^batch-/), ids: ['e0', 'e1', 'e2', 'e3'] }]);
+    expect(events.published).toBe(4);
+    expect(events.backlog).toBe(0);
+    await events.close();
+  });
+
+  it('resolves each call of a batch message with durability ack once the message is stored', async () => {
+    const { bus, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { durability: 'ack', ackTimeoutMs: 600_000, batchDelayMs: 5 });
+    // The first flushes at once (its caller waits); the next two wait behind it and go together.
+    await Promise.all([events.record(event(1)), events.record(event(2)), events.record(event(3))]);
+    expect(messages.flatMap((m) => m.ids).sort()).toEqual(['e1', 'e2', 'e3']);
     await events.close();
   });
 

@@ -1,7 +1,7 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { type InProcessBus } from '@toolhub/bus';
-import { eventWildcard, RunStatus, ToolCalled, ToolHubService } from '@toolhub/contracts';
+import { decodeToolCalledMessage, RunStatus, TOOL_CALLED_FILTERS, type ToolCalled, ToolHubService } from '@toolhub/contracts';
 
 import type { RunningDispatcher } from '../src';
 import { failure, type TestClient } from './support/grpc-client';
@@ -164,9 +164,9 @@ describe('dispatcher over the in-process bus', () => {
     const events: ToolCalled[] = [];
     const consumer = await bus.consumeEvents({
       durable: 'dispatcher-test',
-      filterSubjects: [eventWildcard('tool.called')],
+      filterSubjects: [...TOOL_CALLED_FILTERS],
       handler: async (batch) => {
-        events.push(...batch.map((m) => ToolCalled.decode(m.data)));
+        events.push(...batch.flatMap((m) => decodeToolCalledMessage(m.subject, m.data)));
       },
     });
     const deadline = Date.now() + 3000;

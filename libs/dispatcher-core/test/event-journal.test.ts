@@ -1,5 +1,5 @@
 import { InProcessBus } from '@toolhub/bus';
-import { eventWildcard, ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, ToolCalled } from '@toolhub/contracts';
 import { mkdtempSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ describe('event outbox on disk', () => {
 
     const bus = new InProcessBus();
     const seen: string[] = [];
-    const consumer = await bus.consumeEvents({ durable: 't', filterSubjects: [eventWildcard('tool.called')], handler: async (b) => void seen.push(...b.map((m) => ToolCalled.decode(m.data).eventId)) });
+    const consumer = await bus.consumeEvents({ durable: 't', filterSubjects: [...TOOL_CALLED_FILTERS], handler: async (b) => void seen.push(...b.flatMap((m) => decodeToolCalledMessage(m.subject, m.data).map((e) => e.eventId))) });
     const publisher = new CallEventPublisher(bus, { durability: 'outbox', outboxDir: dir, batchDelayMs: 1 });
     publisher.emit(event(3));
     const left = await publisher.close();
