@@ -21,7 +21,7 @@
  * straight into `registry.search.search`. One request at a time; wall-clock latency per request.
  */
 import { NatsBus } from '@toolhub/bus';
-import { eventSubject, ToolCalled } from '@toolhub/contracts';
+import type { ToolCalled } from '@toolhub/contracts';
 import { RegistryClient } from '@toolhub/dispatcher-core';
 import { DEFAULT_STATS_FLUSH_MS, Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '@toolhub/store';
@@ -35,6 +35,7 @@ import { promisify } from 'node:util';
 
 import { arg } from './args';
 import { byProvider, callEvents, loadCatalog, percentiles, REPO_ROOT, searchWorkload, table, writeResult } from './data';
+import { publishEvents } from './event-messages';
 import { serverCpu } from './server-cpu';
 
 type Backend = 'mongo' | 'embedded';
@@ -56,6 +57,8 @@ const MODES = arg('modes', 'live,backlog,trickle').split(',') as Mode[];
 /** Trickle mode: events per second, as dispatchers serving calls publish them, and for how long. */
 const TRICKLE_RATE = Number(arg('trickle-rate', '500'));
 const TRICKLE_SECONDS = Number(arg('trickle-seconds', '10'));
+/** Events per published message (event-messages.ts); 1 = one message per event. */
+const EVENTS_PER_MESSAGE = Number(arg('events-per-message', '1'));
 /** Registry `statsBatch` (events per store write); unset = the registry's default. */
 const STATS_BATCH = process.argv.includes('--stats-batch') ? Number(arg('stats-batch', '0')) : undefined;
 const STATS_LINGER_MS = process.argv.includes('--stats-linger-ms') ? Number(arg('stats-linger-ms', '0')) : undefined;
@@ -93,7 +96,7 @@ function ownCpuMs(): number {
 /** Publishes `count` events at the trickle rate from a child process (trickle-publisher.ts). */
 async function publishFromChild(natsUrl: string, count: number, run: string): Promise<{ publishSeconds: number; cpuMs: number }> {
   const script = join(__dirname, 'trickle-publisher.js');
-  const { stdout } = await execFileAsync(process.execPath, [script, '--nats', natsUrl, '--tools', String(TOOLS), '--count', String(count), '--rate', String(TRICKLE_RATE), '--run', run], { maxBuffer: 1 << 20 });
+  const { stdout } = await execFileAsync(process.execPath, [script, '--nats', natsUrl, '--tools', String(TOOLS), '--count', String(count), '--rate', String(TRICKLE_RATE), '--run', run, '--events-per-message', String(EVENTS_PER_MESSAGE)], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { publishSeconds: number; cpuMs: number };
 }
 
@@ -121,11 +124,7 @@ async function openStore(backend: Backend): Promise<OpenStore> {
 }
 
 async function publishAll(bus: NatsBus, events: readonly ToolCalled[]): Promise<void> {
-  for (let i = 0; i < events.length; i += PUBLISH_WINDOW) {
-    await Promise.all(
-      events.slice(i, i + PUBLISH_WINDOW).map((e) => bus.publishEvent(eventSubject('tool.called', e.provider), ToolCalled.encode(e).finish(), { msgId: e.eventId })),
-    );
-  }
+  for (let i = 0; i < events.length; i += PUBLISH_WINDOW * EVENTS_PER_MESSAGE) await publishEvents(bus, events.slice(i, i + PUBLISH_WINDOW * EVENTS_PER_MESSAGE), EVENTS_PER_MESSAGE);
 }
 
 async function waitUntil(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -391,7 +390,7 @@ async function main(): Promise<void> {
   }
 
   const targets = { ingestionEventsPerSecond: 5000, searchP99Ms: 5 };
-  const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', statsLingerMs: STATS_LINGER_MS ?? 'registry default', statsFlushMs: STATS_FLUSH_MS, date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
+  const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', statsLingerMs: STATS_LINGER_MS ?? 'registry default', statsFlushMs: STATS_FLUSH_MS, eventsPerMessage: EVENTS_PER_MESSAGE, date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
 
   const call = callCpuReference();
   const out: string[] = [];
