@@ -1,13 +1,58 @@
 /** TCP port helpers. */
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 
 import { waitFor } from './wait';
 
 /**
- * A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). Another process could take
- * it before you bind; servers started by this harness retry on a new port when that happens.
+ * A TCP port on 127.0.0.1 that was free a moment ago. Another process could take it before you
+ * bind; servers started by this harness retry on a new port when that happens.
+ *
+ * Picked below the kernel's ephemeral range (`ip_local_port_range`) where there is room: a port the
+ * OS hands out for `listen(0)` comes from that range, which every outgoing connection on the
+ * machine also draws its local port from, so on a busy machine a connection could take it before
+ * the test's server bound it (seen in CI: EADDRINUSE on a chart's health port). Elsewhere, or when
+ * no port below it is free, the OS picks one as before.
  */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  const range = portsBelowEphemeral();
+  if (range) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const port = range.from + Math.floor(Math.random() * (range.to - range.from + 1));
+      if (handedOut.has(port)) continue;
+      if (await bindable(port)) {
+        handedOut.add(port);
+        return port;
+      }
+    }
+  }
+  return osPickedPort();
+}
+
+/** Ports this process handed out: two callers never get the same one before either binds it. */
+const handedOut = new Set<number>();
+
+/** 10000 up to the ephemeral range's start, if the range starts high enough to leave room. */
+function portsBelowEphemeral(): { from: number; to: number } | undefined {
+  let low: number;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(low) && low > 12_000 ? { from: 10_000, to: low - 1 } : undefined;
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function osPickedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
