@@ -7,8 +7,10 @@
  * - `ack`: the reply waits for JetStream's acknowledgement (one more round trip per call, and a
  *   call waits while NATS is down, up to `ackTimeoutMs`).
  * - `memory`: kept in a bounded in-memory queue only (one-process mode, tests): lost on a crash.
- * Whatever cannot be stored right now (bus down, stream busy) is retried with capped backoff; the
- * event id makes retries safe (the stream and the registry both de-duplicate by it).
+ * Events finished together go out together: one provider's as one message of up to
+ * `eventsPerMessage` (contracts' tool-called-messages.ts). Whatever cannot be stored right now (bus
+ * down, stream busy) is retried with capped backoff; retries are safe: the stream drops a message id
+ * it has (an event's id, or a batch's hash of its ids), and the registry counts each event id once.
  */
 import type { Bus } from '@toolhub/bus';
 import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
@@ -71,9 +73,9 @@ interface RecoveredBatch {
 }
 
 /**
- * Default of `eventsPerMessage`. Sixteen events per message already cut the per-message cost
- * (stream store, delivery, acknowledgement, decoding) by 94%, while a consumer's batch of N messages
- * stays at most 16·N events: the registry's 5,000-message batches hold ≤ 80,000 events (~12 MB raw).
+ * Default of `eventsPerMessage`. Sixteen events share one message's cost (stream store, delivery,
+ * acknowledgement), while a consumer's batch of N messages stays at most 16·N events: the registry's
+ * 5,000-message batches hold ≤ 80,000 events (~12 MB raw).
  */
 export const DEFAULT_EVENTS_PER_MESSAGE = 16;
 
