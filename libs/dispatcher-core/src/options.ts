@@ -1,7 +1,7 @@
 /** Options of the dispatcher core, with every default in one place. */
 import type { ImportanceName } from '@toolhub/contracts';
 
-import { DEFAULT_EVENTS_PER_MESSAGE, type EventDurability, MAX_EVENTS_PER_MESSAGE } from './call-events';
+import { DEFAULT_EVENTS_PER_MESSAGE, type EventDurability } from './call-events';
 
 export interface DispatcherOptions {
   /** Timeout of a run when neither the call nor the tool sets one. @default 30000 */
@@ -39,7 +39,8 @@ export interface DispatcherOptions {
   outboxDir?: string;
   /**
    * Most `tool.called` events of one provider published as one message (`CallEventsOptions.eventsPerMessage`);
-   * 1 = one message per event, as registries older than 2026-11-27 read them. @default 16
+   * 1 = one message per event, as registries older than 2026-11-27 read them. Checked by the
+   * publisher (1 to `MAX_EVENTS_PER_MESSAGE`). @default 16
    */
   eventsPerMessage?: number;
   /**
@@ -104,9 +105,6 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
   if (!(resolved.maxConcurrentRuns >= 1)) problems.push(`maxConcurrentRuns must be at least 1, got ${resolved.maxConcurrentRuns}`);
   if (!(resolved.maxQueuedRuns >= 0)) problems.push(`maxQueuedRuns must be at least 0, got ${resolved.maxQueuedRuns}`);
   if (resolved.eventDurability === 'outbox' && !resolved.outboxDir) problems.push('eventDurability "outbox" needs outboxDir');
-  if (!Number.isInteger(resolved.eventsPerMessage) || resolved.eventsPerMessage < 1 || resolved.eventsPerMessage > MAX_EVENTS_PER_MESSAGE) {
-    problems.push(`eventsPerMessage must be an integer from 1 to ${MAX_EVENTS_PER_MESSAGE}, got ${resolved.eventsPerMessage}`);
-  }
   if (resolved.maxConcurrentPerCaller < 1) problems.push(`maxConcurrentPerCaller must be at least 1, got ${resolved.maxConcurrentPerCaller}`);
   for (const [k, v] of Object.entries(resolved.ttlMs)) if (!(v > 0)) problems.push(`ttlMs.${k} must be positive, got ${v}`);
   if (problems.length) throw new Error(`Invalid dispatcher options: ${problems.join('; ')}`);
