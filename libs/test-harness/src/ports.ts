@@ -20,13 +20,15 @@ export async function freePort(): Promise<number> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const port = range.from + Math.floor(Math.random() * (range.to - range.from + 1));
       if (handedOut.has(port)) continue;
-      if (await bindable(port)) {
+      if ((await listenOnce(port)) !== undefined) {
         handedOut.add(port);
         return port;
       }
     }
   }
-  return osPickedPort();
+  const port = await listenOnce(0);
+  if (port === undefined) throw new Error('could not determine a free port');
+  return port;
 }
 
 /** Ports this process handed out: two callers never get the same one before either binds it. */
@@ -43,24 +45,16 @@ function portsBelowEphemeral(): { from: number; to: number } | undefined {
   return Number.isInteger(low) && low > 12_000 ? { from: 10_000, to: low - 1 } : undefined;
 }
 
-function bindable(port: number): Promise<boolean> {
+/** Listens on `port` of 127.0.0.1 (0: one the OS picks) and closes again: the port bound, or undefined if it could not be. */
+function listenOnce(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-function osPickedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('could not determine a free port'))));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
 }
