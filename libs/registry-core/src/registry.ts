@@ -70,8 +70,8 @@ export interface RegistryOptions {
    * Most `tool.called` messages handed to one `store.recordCalls`. A message holds one event or a
    * dispatcher's batch (up to 16 by default), so a call may get up to 16 times as many events; the
    * store splits them into stored batches of `maxBatchEvents`, and the consumer's in-progress
-   * acknowledgements keep a long write from redelivery for up to 10 × the ack wait. The default matches the store's
-   * `maxBatchEvents` (5000), so each call is one stored batch: its fixed cost and the write of each
+   * acknowledgements keep a long write from redelivery for up to 10 × the ack wait. The default
+   * matches the store's `maxBatchEvents` (5000), so each call is one stored batch: its fixed cost and the write of each
    * tool's statistics are shared by all its events — with 500 Zipf-distributed tools a batch of
    * 5,000 writes ~470 statistics documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL,
    * bench/registry: ~1,900 → 5,700–7,900 events/s). A batch must be written well within the
