@@ -55,13 +55,15 @@ export class DocumentRegistryStore implements RegistryStore {
     packStatistics = false,
     /** Where claims are kept; default: the `call_claims` collection, pruned by age. */
     claims?: ClaimLedger,
+    /** Memory the backend holds per event whose statistics wait (NeDB: the batch's document); see recorder.ts. */
+    backendBytesPerEvent = 0,
   ) {
     const clock = options.clock;
     this.catalog = new ToolCatalog(backend.collection<ToolDoc>('tools'), backend.collection<OverlayDoc>('overlays'), clock);
     this.preload = new PreloadLists(backend.collection<PreloadDoc>('preload_revisions'), clock);
     const stats = packStatistics ? packedStatsCollection(backend.collection<StoredStatsDoc>('tool_stats')) : backend.collection<StatsDoc>('tool_stats');
     const batches = packStatistics ? packedBatchCollection(backend.collection<StoredBatchDoc>('call_batches')) : backend.collection<BatchDoc>('call_batches');
-    this.recorder = new CallRecorder(stats, batches, claims ?? new FlatClaims(backend.collection<ClaimDoc>('call_claims')), options);
+    this.recorder = new CallRecorder(stats, batches, claims ?? new FlatClaims(backend.collection<ClaimDoc>('call_claims')), options, backendBytesPerEvent);
     this.queries = new StatsQueries(stats, clock, options.hourlyRetentionHours);
     this.audit = new AuditLog(backend.collection<AuditDoc>('audit_log'), clock);
     this.vectors = new ToolVectors(backend.collection<VectorDoc>('tool_vectors'));

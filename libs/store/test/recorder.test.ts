@@ -14,7 +14,7 @@ import { withStoreDefaults } from '../src/options';
 import { FlatClaims } from '../src/stats/claims';
 import { LatencyDigest } from '../src/stats/digest';
 import type { StatsDoc } from '../src/stats/fold';
-import { type BatchDoc, CallRecorder, type ClaimDoc } from '../src/stats/recorder';
+import { type BatchDoc, CallRecorder, type ClaimDoc, MAX_WAITING_BYTES } from '../src/stats/recorder';
 import { FakeClock, calls } from '../src/testing';
 
 let dir: string;
@@ -200,11 +200,12 @@ describe('CallRecorder', () => {
     }
 
     /** A recorder with `statsFlushMs` over counted statistics writes (see {@link countedStats}). */
-    function deferredRecorder(statsFlushMs: number) {
+    function deferredRecorder(statsFlushMs: number, backendBytesPerEvent = 0) {
       const counted = countedStats(backend.collection<StatsDoc>('tool_stats'));
       const batches = backend.collection<BatchDoc>('call_batches');
       const clock = new FakeClock();
-      const recorder = new CallRecorder(counted.stats, batches, new FlatClaims(backend.collection<ClaimDoc>('call_claims')), withStoreDefaults({ clock: clock.read, statsFlushMs }));
+      const claims = new FlatClaims(backend.collection<ClaimDoc>('call_claims'));
+      const recorder = new CallRecorder(counted.stats, batches, claims, withStoreDefaults({ clock: clock.read, statsFlushMs }), backendBytesPerEvent);
       return { ...counted, batches, clock, recorder };
     }
 
@@ -230,6 +231,21 @@ describe('CallRecorder', () => {
       expect((await stats.get('local:sum'))?.calls).toBe(5);
       expect((await stats.get('local:echo'))?.guard).toHaveLength(5);
       expect(await batches.find({})).toEqual([]);
+      await recorder.stop();
+    });
+
+    it('writes what waits before returning once its estimated memory passes MAX_WAITING_BYTES', async () => {
+      // A backend said to hold a quarter of the bound per waiting event: the third batch of three
+      // events passes it (the first two stay under).
+      const { stats, writes, batches, recorder } = deferredRecorder(60_000, MAX_WAITING_BYTES / 8);
+      await recorder.record(calls('a', 'local:echo', 3));
+      await recorder.record(calls('b', 'local:sum', 3));
+      expect(writes.size).toBe(0);
+      expect(await batches.find({})).toHaveLength(2);
+      await recorder.record(calls('c', 'local:echo', 3));
+      expect(Object.fromEntries(writes)).toEqual({ 'local:echo': 1, 'local:sum': 1 });
+      expect(await batches.find({})).toEqual([]);
+      expect((await stats.get('local:echo'))?.calls).toBe(6);
       await recorder.stop();
     });
 

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@toolhub/contracts';
 
+import { sliceByTool, sliceOf } from '../src/stats/call-slices';
 import { DigestCache, LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
 import { failureClass, normalizeEvents } from '../src/stats/events';
 import { emptyStats, foldCalls } from '../src/stats/fold';
@@ -86,9 +87,46 @@ describe('DigestCache', () => {
 describe('foldCalls', () => {
   it('drops hourly buckets older than the retention but keeps counting the calls in the totals', () => {
     const now = Date.UTC(2025, 0, 10, 12);
-    const doc = foldCalls(emptyStats('local:x'), normalizeEvents([called('old', 'local:x', { timestampUnixMs: now - 48 * 3_600_000 }), called('new', 'local:x')], now).records, now, 24);
+    const doc = foldCalls(emptyStats('local:x'), [sliceOf(normalizeEvents([called('old', 'local:x', { timestampUnixMs: now - 48 * 3_600_000 }), called('new', 'local:x')], now).records)], now, 24);
     expect(doc.calls).toBe(2);
     expect(doc.hourly.map((h) => h.h)).toEqual([now]);
+  });
+});
+
+describe('call slices (waiting calls, packed)', () => {
+  const HOUR = 3_600_000;
+  const now = 100 * HOUR;
+  const record = (id: string, t: string, ok: boolean, c: string, l: number, ts: number, fb: boolean) => ({ id, t, ok, c, l, ts, fb });
+  const byTool = new Map([
+    ['local:a', [record('1', 'local:a', true, '', 5, now - HOUR, false), record('2', 'local:a', false, 'timeout', MAX_LATENCY_MS, now, true), record('3', 'local:a', false, 'tool_error', 0, now, false)]],
+    ['local:b', [record('4', 'local:b', true, '', 70_000, now - 3 * HOUR, true)]],
+  ]);
+
+  it('keeps what folding needs of every call, by tool, with failures counted by class', () => {
+    const slices = sliceByTool(byTool);
+    expect([...slices.keys()]).toEqual(['local:a', 'local:b']);
+    const seen: unknown[] = [];
+    slices.get('local:a')!.forEach((ts, l, ok, fb) => seen.push([ts, l, ok, fb]));
+    expect(seen).toEqual([
+      [now - HOUR, 5, true, false],
+      [now, MAX_LATENCY_MS, false, true],
+      [now, 0, false, false],
+    ]);
+    expect(slices.get('local:a')!.count).toBe(3);
+    expect(slices.get('local:a')!.failures).toEqual({ timeout: 1, tool_error: 1 });
+    expect(slices.get('local:b')!.failures).toBeUndefined();
+  });
+
+  it('folds two batches of a tool as one fold of all their calls would', () => {
+    const calls = [...byTool.get('local:a')!, record('5', 'local:a', false, 'timeout', 9, now, false)];
+    const whole = foldCalls(emptyStats('local:a'), [sliceOf(calls)], now, 168);
+    const parts = foldCalls(emptyStats('local:a'), [sliceByTool(byTool).get('local:a')!, sliceOf(calls.slice(3))], now, 168);
+    expect(parts).toEqual(whole);
+    expect(whole).toMatchObject({ calls: 4, successes: 1, failureCount: 3, failures: { timeout: 2, tool_error: 1 }, fallbackServed: 1, firstCallUnixMs: now - HOUR, lastCallUnixMs: now });
+    expect(whole.hourly).toEqual([
+      { h: now - HOUR, c: 1, s: 1, f: 0, l: 5 },
+      { h: now, c: 3, s: 0, f: 3, l: MAX_LATENCY_MS + 9 },
+    ]);
   });
 });
 
@@ -100,7 +138,7 @@ describe('stored statistics documents (packing)', () => {
       { id: 'a', t: 'local:x', ok: true, c: '', l: 12, ts: now - 2 * HOUR, fb: false },
       { id: 'b', t: 'local:x', ok: false, c: 'timeout', l: 900, ts: now, fb: true },
     ];
-    return { ...foldCalls(emptyStats('local:x'), records, now, 168), guard: [{ b: 'batch1', at: now }], rev: 3 };
+    return { ...foldCalls(emptyStats('local:x'), [sliceOf(records)], now, 168), guard: [{ b: 'batch1', at: now }], rev: 3 };
   };
 
   it('stores the hourly series and the guard as text and reads them back unchanged', () => {

@@ -2,6 +2,7 @@
 import { DocumentRegistryStore } from '../document-store';
 import { StoreError } from '../errors';
 import { type StoreOptions, positiveInt, withStoreDefaults } from '../options';
+import { IN_MEMORY_BATCH_BYTES_PER_EVENT } from '../stats/recorder';
 import { NedbBackend } from './nedb-backend';
 
 /** Options of {@link EmbeddedRegistryStore.open}. */
@@ -32,7 +33,8 @@ export const embeddedRegistryStoreDefaults = {
  */
 export class EmbeddedRegistryStore extends DocumentRegistryStore {
   private constructor(backend: NedbBackend, options: ReturnType<typeof withStoreDefaults>, description: string) {
-    super(backend, options, description);
+    // NeDB keeps every document in memory, the waiting batches' too.
+    super(backend, options, description, false, undefined, IN_MEMORY_BATCH_BYTES_PER_EVENT);
   }
 
   /**

@@ -7,7 +7,7 @@ import { parseToolId } from '@toolhub/contracts';
 import type { BaseDoc } from '../backend';
 import type { HourlyStats, ToolStats, ToolStatsSummary } from '../store';
 import { LatencyDigest } from './digest';
-import type { CallRecord } from './events';
+import type { CallSlice } from './call-slices';
 
 const HOUR_MS = 3_600_000;
 
@@ -90,13 +90,13 @@ export function oldestKeptHour(now: number, retentionHours: number): number {
 }
 
 /**
- * `doc` with `records` (all of this tool) counted. Hours older than the retention are dropped
+ * `doc` with `calls` (all of this tool) counted. Hours older than the retention are dropped
  * from the series (the totals still count them). Does not touch `guard` or `rev`. `digest` is
  * `doc.latency` decoded (a caller that kept it passes it); the latencies are recorded into it.
  */
 export function foldCalls(
   doc: StatsDoc,
-  records: readonly CallRecord[],
+  calls: readonly CallSlice[],
   now: number,
   retentionHours: number,
   digest: LatencyDigest = LatencyDigest.decode(doc.latency),
@@ -104,26 +104,26 @@ export function foldCalls(
   const next: StatsDoc = { ...doc, failures: { ...doc.failures } };
   const cutoff = oldestKeptHour(now, retentionHours);
   const hours = new Map(doc.hourly.filter((b) => b.h >= cutoff).map((b) => [b.h, { ...b }]));
-  for (const r of records) {
-    next.calls++;
-    if (r.ok) next.successes++;
-    else {
-      next.failureCount++;
-      next.failures[r.c] = (next.failures[r.c] ?? 0) + 1;
-    }
-    if (r.fb) next.fallbackServed++;
-    next.latencySumMs += r.l;
-    digest.record(r.l);
-    next.firstCallUnixMs = next.firstCallUnixMs === 0 ? r.ts : Math.min(next.firstCallUnixMs, r.ts);
-    next.lastCallUnixMs = Math.max(next.lastCallUnixMs, r.ts);
-    const h = Math.floor(r.ts / HOUR_MS) * HOUR_MS;
-    if (h < cutoff) continue;
-    const bucket = hours.get(h) ?? { h, c: 0, s: 0, f: 0, l: 0 };
-    bucket.c++;
-    if (r.ok) bucket.s++;
-    else bucket.f++;
-    bucket.l += r.l;
-    hours.set(h, bucket);
+  for (const slice of calls) {
+    for (const [cls, n] of Object.entries(slice.failures ?? {})) next.failures[cls] = (next.failures[cls] ?? 0) + n;
+    slice.forEach((ts, latency, ok, fallback) => {
+      next.calls++;
+      if (ok) next.successes++;
+      else next.failureCount++;
+      if (fallback) next.fallbackServed++;
+      next.latencySumMs += latency;
+      digest.record(latency);
+      next.firstCallUnixMs = next.firstCallUnixMs === 0 ? ts : Math.min(next.firstCallUnixMs, ts);
+      next.lastCallUnixMs = Math.max(next.lastCallUnixMs, ts);
+      const h = Math.floor(ts / HOUR_MS) * HOUR_MS;
+      if (h < cutoff) return;
+      const bucket = hours.get(h) ?? { h, c: 0, s: 0, f: 0, l: 0 };
+      bucket.c++;
+      if (ok) bucket.s++;
+      else bucket.f++;
+      bucket.l += latency;
+      hours.set(h, bucket);
+    });
   }
   next.hourly = [...hours.values()].sort((a, b) => a.h - b.h);
   next.latency = digest.encode();

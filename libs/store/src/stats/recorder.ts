@@ -59,6 +59,7 @@ import type { RecordStep, ResolvedStoreOptions } from '../options';
 import type { RecordCallsResult } from '../store';
 import { invalid } from '../validation';
 import type { ClaimLedger } from './claims';
+import { type CallSlice, sliceByTool } from './call-slices';
 import { type CallRecord, normalizeEvents } from './events';
 import { DigestCache } from './digest';
 import { type StatsDoc, emptyStats, foldCalls } from './fold';
@@ -71,17 +72,17 @@ export interface BatchDoc extends BaseDoc {
 
 export type { ClaimDoc } from './claims';
 
-/** A claimed batch whose statistics are not written yet: the records it counts, by tool. */
+/** A claimed batch whose statistics are not written yet: the calls it counts, by tool. */
 interface ClaimedBatch {
   id: string;
-  byTool: Map<string, CallRecord[]>;
+  byTool: Map<string, CallSlice>;
   count: number;
 }
 
-/** The records of one batch for one tool. */
+/** The calls of one batch for one tool. */
 interface ToolPart {
   batchId: string;
-  records: readonly CallRecord[];
+  calls: CallSlice;
 }
 
 const CAS_ATTEMPTS = 100;
@@ -95,10 +96,23 @@ export const STATS_CACHE_LIMIT = 5000;
 /** Tools whose latency digest the recorder keeps decoded (~20 KB each: ≤ ~10 MB). */
 export const DIGEST_CACHE_LIMIT = 512;
 /**
- * Counted events whose statistics may wait for the flush (`statsFlushMs`): past this, `record` writes
- * them before it returns, so memory stays bounded (~150 bytes per event) when writes fall behind.
+ * Memory that counted calls waiting for the flush (`statsFlushMs`) may take, estimated: past it,
+ * `record` writes them before it returns, so memory stays bounded when calls come faster than a
+ * flush can wait for. Packed (call-slices.ts), a batch of 2,000 calls over ~300 tools takes
+ * ~56 KB: 12 MiB holds a minute of ~7,000 calls/s. Each tool written fewer times is what the wait
+ * saves: on FerretDB one write of a tool's statistics costs ~3 ms of database CPU.
  */
-export const MAX_WAITING_EVENTS = 50_000;
+export const MAX_WAITING_BYTES = 12 * 1024 * 1024;
+/**
+ * What a backend that keeps its documents in memory (NeDB) holds per waiting event besides: the
+ * batch's document, its records as objects. So ~59,000 events wait there at most.
+ */
+export const IN_MEMORY_BATCH_BYTES_PER_EVENT = 200;
+
+/** The estimate {@link MAX_WAITING_BYTES} bounds: typed arrays per call, a slice per tool, the batch. */
+function estimatedBytes(batch: ClaimedBatch, backendBytesPerEvent: number): number {
+  return (13 + backendBytesPerEvent) * batch.count + 100 * batch.byTool.size + 400;
+}
 
 /** What a test hook throws: the process "died" there, so nothing of it is retried. */
 class InjectedCrash extends Error {}
@@ -118,7 +132,8 @@ export class CallRecorder {
   private readonly digests = new DigestCache(DIGEST_CACHE_LIMIT);
   /** Claimed batches whose statistics wait for the flush, oldest first. */
   private waiting: ClaimedBatch[] = [];
-  private waitingEvents = 0;
+  /** Their estimated memory (see {@link MAX_WAITING_BYTES}). */
+  private waitingBytes = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   /** Why the last timed flush failed (reported by the next `record` as its upkeep error). */
   private flushError: string | undefined;
@@ -131,6 +146,8 @@ export class CallRecorder {
     private readonly batches: DocCollection<BatchDoc>,
     private readonly claims: ClaimLedger,
     private readonly options: ResolvedStoreOptions,
+    /** Memory the backend itself holds per waiting event (see {@link MAX_WAITING_BYTES}). */
+    private readonly backendBytesPerEvent = 0,
   ) {
     this.failAt = options.failAt;
   }
@@ -208,8 +225,8 @@ export class CallRecorder {
       return claimed.count;
     }
     this.waiting.push(claimed);
-    this.waitingEvents += claimed.count;
-    if (this.waitingEvents >= MAX_WAITING_EVENTS) await this.flush();
+    this.waitingBytes += estimatedBytes(claimed, this.backendBytesPerEvent);
+    if (this.waitingBytes >= MAX_WAITING_BYTES) await this.flush();
     else this.scheduleFlush();
     return claimed.count;
   }
@@ -234,13 +251,13 @@ export class CallRecorder {
     if (this.waiting.length === 0) return;
     const taken = this.waiting;
     this.waiting = [];
-    this.waitingEvents = 0;
+    this.waitingBytes = 0;
     try {
       await this.writeStats(taken, true);
     } catch (err) {
       if (!(err instanceof InjectedCrash)) {
         this.waiting = [...taken, ...this.waiting];
-        this.waitingEvents = this.waiting.reduce((sum, b) => sum + b.count, 0);
+        this.waitingBytes = this.waiting.reduce((sum, b) => sum + estimatedBytes(b, this.backendBytesPerEvent), 0);
       }
       throw err;
     }
@@ -256,10 +273,10 @@ export class CallRecorder {
     if (batches.length === 0) return;
     const byTool = new Map<string, ToolPart[]>();
     for (const batch of batches) {
-      for (const [toolId, records] of batch.byTool) {
+      for (const [toolId, calls] of batch.byTool) {
         const parts = byTool.get(toolId);
-        if (parts) parts.push({ batchId: batch.id, records });
-        else byTool.set(toolId, [{ batchId: batch.id, records }]);
+        if (parts) parts.push({ batchId: batch.id, calls });
+        else byTool.set(toolId, [{ batchId: batch.id, calls }]);
       }
     }
     // Each tool's statistics as this recorder last wrote or read them, else one query for all the
@@ -310,7 +327,7 @@ export class CallRecorder {
       const now = this.options.clock();
       const base = current ?? emptyStats(toolId);
       const digest = this.digests.take(toolId, base.latency);
-      const next = foldCalls(base, fresh.length === 1 ? fresh[0]!.records : fresh.flatMap((p) => p.records), now, this.options.hourlyRetentionHours, digest);
+      const next = foldCalls(base, fresh.map((p) => p.calls), now, this.options.hourlyRetentionHours, digest);
       next.guard = [...base.guard.filter((g) => live.has(g.b)), ...fresh.map((p) => ({ b: p.batchId, at: now }))];
       next.rev = base.rev + 1;
       const written = current ? await this.stats.replace({ _id: toolId, rev: current.rev }, next) : await this.stats.insert(next);
@@ -369,7 +386,7 @@ export class CallRecorder {
   }
 }
 
-/** The records of `batch` that its claims give to it, by tool. */
+/** The calls of `batch` that its claims give to it, by tool, packed (see call-slices.ts). */
 function claimedRecords(batch: BatchDoc, owners: ReadonlyMap<string, string>): ClaimedBatch {
   const byTool = new Map<string, CallRecord[]>();
   let count = 0;
@@ -380,7 +397,7 @@ function claimedRecords(batch: BatchDoc, owners: ReadonlyMap<string, string>): C
     if (group) group.push(record);
     else byTool.set(record.t, [record]);
   }
-  return { id: batch._id, byTool, count };
+  return { id: batch._id, byTool: sliceByTool(byTool), count };
 }
 
 /**
