@@ -174,6 +174,18 @@ describe('MongoRegistryStore claims', () => {
     expect(await collectionNames()).not.toContain('call_claims');
   }, 60_000);
 
+  it('writes claims in a slot without `at` (a slot is dropped whole) and keeps it in the legacy collection, which the version before prunes by it', async () => {
+    const clock = new FakeClock();
+    await db.collection('call_claims').insertOne({ _id: 'old-1', b: 'old-batch', at: clock.now - 60_000 } as never);
+    const store = await open(clock);
+    expect(await store.recordCalls([called('new-1', 'local:file_read', { timestampUnixMs: clock.now })])).toMatchObject({ recorded: 1 });
+    const slot = `call_claims_s${Math.floor(clock.now / CLAIM_SLOT_MS)}`;
+    const inSlot = await db.collection(slot).findOne({ _id: 'new-1' as never });
+    expect(inSlot).toMatchObject({ b: expect.any(String) });
+    expect(inSlot).not.toHaveProperty('at');
+    expect(await db.collection('call_claims').findOne({ _id: 'new-1' as never })).toMatchObject({ b: inSlot!['b'], at: clock.now });
+  }, 60_000);
+
   it('keeps the claims of events delivered late (timestamps older than the window) for a full window', async () => {
     const clock = new FakeClock();
     const store = await open(clock);

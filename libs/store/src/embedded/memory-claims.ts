@@ -57,6 +57,8 @@ export class MemoryClaims implements DocCollection<ClaimDoc> {
     const taken: string[] = [];
     let shared: Owner | undefined;
     for (const doc of docs) {
+      // Pruned by age only (FlatClaims, which always sets it).
+      if (doc.at === undefined) unsupported('a claim without at', doc);
       if (this.owners.has(doc._id)) {
         taken.push(doc._id);
         continue;

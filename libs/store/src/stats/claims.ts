@@ -12,7 +12,8 @@ import type { CallRecord } from './events';
 /** Event id → the batch that counts it. */
 export interface ClaimDoc extends BaseDoc {
   b: string;
-  at: number;
+  /** When it was claimed: set where claims are pruned by age ({@link FlatClaims}, the legacy collection). */
+  at?: number;
 }
 
 /** What {@link ClaimLedger.claim} needs of a batch. */

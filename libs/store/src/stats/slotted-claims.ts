@@ -130,7 +130,9 @@ export class SlottedClaims implements ClaimLedger {
       for (const { id, chain } of chains) {
         const name = chain[level];
         if (name === undefined) continue;
-        const doc = { _id: id, b: carried.get(id) ?? batch._id, at: batch.at };
+        // Only the legacy collection is pruned by age (by writers of the version before); a slot or
+        // generation is dropped whole, and a row without `at` costs FerretDB ~10% less to insert.
+        const doc: ClaimDoc = name === LEGACY_CLAIMS ? { _id: id, b: carried.get(id) ?? batch._id, at: batch.at } : { _id: id, b: carried.get(id) ?? batch._id };
         const group = groups.get(name);
         if (group) group.push(doc);
         else groups.set(name, [doc]);
