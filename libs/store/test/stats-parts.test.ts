@@ -1,11 +1,16 @@
 import { ErrorCode } from '@toolhub/contracts';
 
-import { sliceByTool, sliceOf } from '../src/stats/call-slices';
+import { type CallSlice, sliceByTool } from '../src/stats/call-slices';
 import { DigestCache, LatencyDigest, MAX_LATENCY_MS } from '../src/stats/digest';
-import { failureClass, normalizeEvents } from '../src/stats/events';
+import { type CallRecord, failureClass, normalizeEvents } from '../src/stats/events';
 import { emptyStats, foldCalls } from '../src/stats/fold';
 import { packBatch, packStats, unpackBatch, unpackStats } from '../src/stats/packing';
 import { called } from '../src/testing';
+
+/** `records` (of one tool) as one slice. */
+function sliceOf(records: readonly CallRecord[]): CallSlice {
+  return sliceByTool(new Map([['', records]])).get('')!;
+}
 
 describe('failureClass', () => {
   it('is undefined for ok, the status for a snake_case status, else the error code name, else unknown', () => {

@@ -66,8 +66,3 @@ export function sliceByTool(byTool: ReadonlyMap<string, readonly CallRecord[]>):
   }
   return slices;
 }
-
-/** `records` (of one tool) as one slice. */
-export function sliceOf(records: readonly CallRecord[]): CallSlice {
-  return sliceByTool(new Map([['', records]])).get('')!;
-}
