@@ -235,7 +235,7 @@ describe('CallRecorder', () => {
     });
 
     it('writes what waits before returning once its estimated memory passes MAX_WAITING_BYTES', async () => {
-      // A backend said to hold a quarter of the bound per waiting event: the third batch of three
+      // A backend said to hold an eighth of the bound per waiting event: the third batch of three
       // events passes it (the first two stay under).
       const { stats, writes, batches, recorder } = deferredRecorder(60_000, MAX_WAITING_BYTES / 8);
       await recorder.record(calls('a', 'local:echo', 3));

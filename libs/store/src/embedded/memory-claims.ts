@@ -58,7 +58,7 @@ export class MemoryClaims implements DocCollection<ClaimDoc> {
     let shared: Owner | undefined;
     for (const doc of docs) {
       // Pruned by age only (FlatClaims, which always sets it).
-      if (doc.at === undefined) unsupported('a claim without at', doc);
+      if (doc.at === undefined) unsupported('claim without `at` (they are pruned by age)', doc);
       if (this.owners.has(doc._id)) {
         taken.push(doc._id);
         continue;
