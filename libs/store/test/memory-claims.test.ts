@@ -71,4 +71,14 @@ describe('MemoryClaims', () => {
     await expect(claims.find({ b: 'B1' })).rejects.toMatchObject({ name: 'StoreError', code: 'backend' });
     await expect(claims.delete({ at: { $gte: 1 } })).rejects.toMatchObject({ name: 'StoreError', code: 'backend' });
   });
+
+  it('refuses a batch holding a claim without `at` (it could never be pruned), inserting none of it', async () => {
+    const claims = new MemoryClaims();
+    await expect(claims.insertNew([{ _id: 'e1', b: 'B1', at: 100 }, { _id: 'e2', b: 'B1' }])).rejects.toMatchObject({
+      name: 'StoreError',
+      code: 'backend',
+      message: expect.stringContaining('without `at`'),
+    });
+    expect(claims.size).toBe(0);
+  });
 });

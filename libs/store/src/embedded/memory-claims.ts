@@ -56,15 +56,16 @@ export class MemoryClaims implements DocCollection<ClaimDoc> {
   async insertNew(docs: readonly ClaimDoc[]): Promise<string[]> {
     const taken: string[] = [];
     let shared: Owner | undefined;
+    // Pruned by age only (FlatClaims always sets `at`); checked before any is inserted.
+    const untimed = docs.find((d) => d.at === undefined);
+    if (untimed) unsupported('claim without `at` (they are pruned by age)', untimed);
     for (const doc of docs) {
-      // Pruned by age only (FlatClaims, which always sets it).
-      if (doc.at === undefined) unsupported('claim without `at` (they are pruned by age)', doc);
       if (this.owners.has(doc._id)) {
         taken.push(doc._id);
         continue;
       }
       // One value object per batch, not per claim: a batch's claims all name it with its time.
-      if (shared?.b !== doc.b || shared.at !== doc.at) shared = { b: doc.b, at: doc.at };
+      if (shared?.b !== doc.b || shared.at !== doc.at) shared = { b: doc.b, at: doc.at! };
       this.owners.set(doc._id, shared);
     }
     return taken;
