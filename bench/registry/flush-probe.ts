@@ -24,6 +24,7 @@ import { scratchDir } from '@toolhub/test-harness';
 import { arg } from './args';
 import { callEvents, loadCatalog, table } from './data';
 import { runProbe, withProbeStore } from './probe-store';
+import { ownCpuMs } from './server-cpu';
 
 const EVENTS = Number(arg('events', '30000'));
 const BATCH = Number(arg('batch', '250'));
@@ -41,15 +42,10 @@ interface Row {
   counted: number;
 }
 
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
 async function drive(store: RegistryStore, flushEvery: number, dbCpuMs: () => number, backend: string, runId: string): Promise<Row> {
   const tools = loadCatalog(500);
   const events = callEvents(tools, EVENTS, runId);
-  const p0 = cpuMs();
+  const p0 = ownCpuMs();
   const d0 = dbCpuMs();
   for (let i = 0, n = 0; i < events.length; i += BATCH, n++) {
     await store.recordCalls(events.slice(i, i + BATCH));
@@ -57,7 +53,7 @@ async function drive(store: RegistryStore, flushEvery: number, dbCpuMs: () => nu
     if (flushEvery > 0 && (n + 1) % flushEvery === 0) await store.getToolStats(tools[0]!.id);
   }
   const counted = (await store.listToolStats({ sortBy: 'calls', limit: 1000 })).reduce((sum, s) => sum + s.calls, 0);
-  const processUs = ((cpuMs() - p0) * 1000) / EVENTS;
+  const processUs = ((ownCpuMs() - p0) * 1000) / EVENTS;
   const databaseUs = ((dbCpuMs() - d0) * 1000) / EVENTS;
   if (counted !== EVENTS) process.stderr.write(`WARNING: ${backend} flush every ${flushEvery}: counted ${counted} of ${EVENTS}\n`);
   return { backend, flushEvery, us: { process: Math.round(processUs), database: Math.round(databaseUs), total: Math.round(processUs + databaseUs) }, counted };

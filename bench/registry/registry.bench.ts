@@ -36,7 +36,7 @@ import { promisify } from 'node:util';
 import { arg } from './args';
 import { byProvider, callEvents, loadCatalog, percentiles, REPO_ROOT, searchWorkload, table, writeResult } from './data';
 import { publishEvents } from './event-messages';
-import { serverCpu } from './server-cpu';
+import { ownCpuMs, serverCpu } from './server-cpu';
 
 type Backend = 'mongo' | 'embedded';
 type Mode = 'live' | 'backlog' | 'trickle';
@@ -85,12 +85,6 @@ interface OpenStore {
   /** The MongoDB URL (MongoRegistryStore). */
   url?: string;
   dispose(): Promise<void>;
-}
-
-/** CPU time of this process so far, ms. */
-function ownCpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
 }
 
 /** Publishes `count` events at the trickle rate from a child process (trickle-publisher.ts). */

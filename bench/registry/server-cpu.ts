@@ -101,3 +101,9 @@ export function serverCpu(url: string): ServerCpu | undefined {
     cpuMs: () => cpuMsOf(ferret) + (postmaster ? withChildren(postmaster).reduce((sum, p) => sum + cpuMsOf(p), 0) : 0),
   };
 }
+
+/** CPU time (user + system) of this process so far, ms: what the database's is compared with. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

@@ -16,6 +16,7 @@ import type { ToolCalled } from '@toolhub/contracts';
 import { arg } from './args';
 import { loadCatalog, table } from './data';
 import { runProbe, withProbeStore } from './probe-store';
+import { ownCpuMs } from './server-cpu';
 
 const HOURS = arg('hours', '1,24,168').split(',').map(Number);
 const ROUNDS = Number(arg('rounds', '4'));
@@ -29,11 +30,6 @@ interface Row {
   writes: number;
   databaseMs: number;
   processMs: number;
-}
-
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
 }
 
 function call(id: string, toolId: string, ts: number): ToolCalled {
@@ -77,11 +73,11 @@ async function main(): Promise<void> {
       let processMs = 0;
       for (let r = 0; r < ROUNDS; r++) {
         const db0 = server?.cpuMs() ?? 0;
-        const p0 = cpuMs();
+        const p0 = ownCpuMs();
         await store.recordCalls(tools.map((t, i) => call(`round-${hours}-${r}-${i}`, t, Date.now())));
         await store.getToolStats(tools[0]!);
         databaseMs += (server?.cpuMs() ?? 0) - db0;
-        processMs += cpuMs() - p0;
+        processMs += ownCpuMs() - p0;
       }
       const counted = (await store.listToolStats({ sortBy: 'calls', limit: TOOLS })).reduce((sum, s) => sum + s.calls, 0);
       const expected = TOOLS * (hours + 1 + ROUNDS);
