@@ -3,8 +3,8 @@
  * `tool.called.<provider>` (`Nats-Msg-Id` = its event id), or a `ToolCalledBatch` of several
  * events of one provider on `tool.called.batch.<provider>` (`Nats-Msg-Id` = a hash of their ids).
  * Batches cut what the stream stores, delivers and acknowledges per event; consumers count each
- * event id once either way, so an event in two messages (a retry that grouped it differently) is
- * still counted once. A consumer filtering `tool.called.*` alone never sees a batch: the events of
+ * event id once either way, so an event in two messages (an outbox replay that grouped it
+ * differently, or a producer that regroups retries) is still counted once. A consumer filtering `tool.called.*` alone never sees a batch: the events of
  * batches wait in the stream until a consumer that reads both ({@link TOOL_CALLED_FILTERS}) takes them.
  */
 import { BinaryWriter } from '@bufbuild/protobuf/wire';

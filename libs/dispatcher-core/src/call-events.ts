@@ -11,6 +11,9 @@
  * `eventsPerMessage` (contracts' tool-called-messages.ts). Whatever cannot be stored right now (bus
  * down, stream busy) is retried with capped backoff; retries are safe: the stream drops a message id
  * it has (an event's id, or a batch's hash of its ids), and the registry counts each event id once.
+ * A refused message is retried as it was formed (same events, same id), never regrouped with later
+ * events: when the refusal was a lost acknowledgement of a message the stream did store, the retry
+ * is dropped by the stream's de-duplication instead of storing its events a second time.
  */
 import type { Bus } from '@toolhub/bus';
 import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
@@ -67,6 +70,14 @@ interface Pending {
   readonly stored?: (ok: boolean) => void;
 }
 
+/** A message formed from some pending events, kept as formed until the stream stores it. */
+interface Message {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly msgId: string;
+  readonly events: readonly Pending[];
+}
+
 interface RecoveredBatch {
   left: number;
   readonly source: RecoveredEvents;
@@ -89,7 +100,12 @@ export const MAX_EVENTS_PER_MESSAGE = 1024;
 const HOLD_RECHECK_MS = 50;
 
 export class CallEventPublisher {
+  /** Events not yet in a message. */
   private readonly pending: Pending[] = [];
+  /** Messages the bus refused, oldest first: published again exactly as they were. */
+  private refused: Message[] = [];
+  /** Events in {@link refused}. */
+  private refusedEvents = 0;
   private readonly maxPending: number;
   private readonly baseDelayMs: number;
   private readonly batchDelayMs: number;
@@ -172,16 +188,24 @@ export class CallEventPublisher {
   }
 
   get backlog(): number {
-    return this.pending.length;
+    return this.pending.length + this.refusedEvents;
   }
 
+  /**
+   * Queues an event. Past `maxPending` the oldest go: a whole refused message (its events are not
+   * split, see the header), else the oldest pending event.
+   */
   private push(item: Pending): void {
-    if (this.pending.length >= this.maxPending) {
-      const lost = this.pending.shift()!;
-      lost.stored?.(false);
-      this.dropped++;
-    }
+    if (this.backlog >= this.maxPending) this.dropOldest();
     this.pending.push(item);
+  }
+
+  private dropOldest(): void {
+    const message = this.refused.shift();
+    const lost = message ? message.events : this.pending.splice(0, 1);
+    if (message) this.refusedEvents -= lost.length;
+    for (const e of lost) e.stored?.(false);
+    this.dropped += lost.length;
   }
 
   private requeue(source: RecoveredEvents): void {
@@ -215,27 +239,28 @@ export class CallEventPublisher {
 
   /** Whether publishing should wait for now (see {@link CallEventsOptions.holdWhile}). */
   private holding(): boolean {
-    const oldest = this.pending[0];
+    const oldest = this.refused[0]?.events[0] ?? this.pending[0];
     if (!oldest || this.durability === 'ack' || this.closed || !this.options.holdWhile) return false;
     if (Date.now() - oldest.queuedAt >= (this.options.maxHoldMs ?? 2000)) return false;
     return this.options.holdWhile();
   }
 
   /**
-   * Publishes what is pending, each provider's events together in messages of up to
-   * `eventsPerMessage`, the messages concurrently (order does not matter: the registry
-   * aggregates); what fails stays queued and a retry is scheduled with backoff.
+   * Publishes the refused messages again as they are, then what is pending, each provider's events
+   * together in messages of up to `eventsPerMessage`; the messages of a round concurrently (order
+   * does not matter: the registry aggregates). A refused message is kept as it is and a retry is
+   * scheduled with backoff.
    */
   private async flush(): Promise<void> {
     this.flushing = true;
     try {
-      while (this.pending.length > 0) {
-        const messages = this.messages(this.pending.splice(0, Math.max(256, 4 * this.eventsPerMessage)));
+      while (this.refused.length > 0 || this.pending.length > 0) {
+        const messages = this.refused.length > 0 ? this.takeRefused() : this.messages(this.pending.splice(0, Math.max(256, 4 * this.eventsPerMessage)));
         const results = await Promise.allSettled(messages.map((m) => this.bus.publishEvent(m.subject, m.data, { msgId: m.msgId })));
-        const failed: Pending[] = [];
+        const failed: Message[] = [];
         let stored = 0;
         messages.forEach((m, i) => {
-          if (results[i]!.status === 'rejected') failed.push(...m.events);
+          if (results[i]!.status === 'rejected') failed.push(m);
           else {
             for (const e of m.events) this.stored(e);
             stored += m.events.length;
@@ -243,7 +268,8 @@ export class CallEventPublisher {
         });
         this.published += stored;
         if (failed.length > 0) {
-          this.pending.unshift(...failed);
+          this.refused.unshift(...failed);
+          for (const m of failed) this.refusedEvents += m.events.length;
           throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
         }
         this.delayMs = this.baseDelayMs;
@@ -267,15 +293,26 @@ export class CallEventPublisher {
     }
   }
 
+  /**
+   * Every refused message, taken out of the queue for one more attempt: at most one round's worth,
+   * since a flush stops at the first round with a refusal.
+   */
+  private takeRefused(): Message[] {
+    const taken = this.refused;
+    this.refused = [];
+    this.refusedEvents = 0;
+    return taken;
+  }
+
   /** `events` grouped by provider into messages of at most `eventsPerMessage`. */
-  private messages(events: readonly Pending[]): Array<{ subject: string; data: Uint8Array; msgId: string; events: Pending[] }> {
+  private messages(events: readonly Pending[]): Message[] {
     const byProvider = new Map<string, Pending[]>();
     for (const e of events) {
       const group = byProvider.get(e.provider);
       if (group) group.push(e);
       else byProvider.set(e.provider, [e]);
     }
-    const out: Array<{ subject: string; data: Uint8Array; msgId: string; events: Pending[] }> = [];
+    const out: Message[] = [];
     for (const [provider, group] of byProvider) {
       for (let i = 0; i < group.length; i += this.eventsPerMessage) {
         const part = group.slice(i, i + this.eventsPerMessage);
@@ -297,15 +334,15 @@ export class CallEventPublisher {
    */
   async close(timeoutMs = 2000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
-    while (this.pending.length > 0 && Date.now() < deadline) {
+    while (this.backlog > 0 && Date.now() < deadline) {
       if (!this.flushing) await this.flush();
-      if (this.pending.length > 0) await new Promise((r) => setTimeout(r, 50));
+      if (this.backlog > 0) await new Promise((r) => setTimeout(r, 50));
     }
     this.closed = true;
     clearTimeout(this.timer);
     clearTimeout(this.scheduled);
-    for (const e of this.pending) e.stored?.(false);
+    for (const e of [...this.refused.flatMap((m) => m.events), ...this.pending]) e.stored?.(false);
     this.journal?.close();
-    return this.pending.length;
+    return this.backlog;
   }
 }

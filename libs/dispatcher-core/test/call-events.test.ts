@@ -38,6 +38,30 @@ function recordingBus(failures = 0): { bus: Bus; published: string[]; messages: 
   return { bus, published, messages, calls: () => calls };
 }
 
+/**
+ * A bus whose first publishEvent waits until `release(error)` and then fails with it, having stored
+ * the message first when `storeFirst` (an acknowledgement lost on the way back). Records every
+ * attempt, and the event ids the stream delivers (a duplicate message id is stored only once).
+ */
+function heldBus(options: { storeFirst?: boolean } = {}): { bus: Bus; attempts: Array<{ msgId: string; ids: string[] }>; stored: string[]; release: (error: Error) => void } {
+  const inner = new InProcessBus();
+  const attempts: Array<{ msgId: string; ids: string[] }> = [];
+  const stored: string[] = [];
+  void inner.subscribe('toolhub.v1.events.tool.called.>', (msg) => void stored.push(...decodeToolCalledMessage(msg.subject, msg.data).map((e) => e.eventId)));
+  let release: (error: Error) => void = () => undefined;
+  const held = new Promise<Error>((resolve) => (release = resolve));
+  const bus = Object.create(inner) as Bus;
+  bus.publishEvent = async (subject, data, opts) => {
+    attempts.push({ msgId: opts.msgId, ids: decodeToolCalledMessage(subject, data).map((e) => e.eventId) });
+    if (attempts.length === 1) {
+      if (options.storeFirst) await inner.publishEvent(subject, data, opts);
+      throw await held;
+    }
+    return inner.publishEvent(subject, data, opts);
+  };
+  return { bus, attempts, stored, release: (error) => release(error) };
+}
+
 /** Waits until `done()` holds (polling), so the tests do not depend on how fast a busy machine runs timers. */
 async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -91,6 +115,61 @@ describe('CallEventPublisher', () => {
     expect(events.published).toBe(4);
     expect(events.backlog).toBe(0);
     await events.close();
+  });
+
+  it('retries a refused message as it was formed, not regrouped with events that came meanwhile', async () => {
+    const { bus, attempts, release } = heldBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, retryDelayMs: 5 });
+    for (let i = 0; i < 3; i++) events.emit(event(i));
+    await until(() => attempts.length >= 1);
+    // The first message is in flight; two more events finish before it is refused.
+    events.emit(event(3));
+    events.emit(event(4));
+    release(new Error('stream busy'));
+    await until(() => events.published >= 5);
+    expect(attempts.map((a) => a.ids)).toEqual([
+      ['e0', 'e1', 'e2'],
+      ['e0', 'e1', 'e2'],
+      ['e3', 'e4'],
+    ]);
+    expect(attempts[1]!.msgId).toBe(attempts[0]!.msgId);
+    expect(events.backlog).toBe(0);
+    await events.close();
+  });
+
+  it('stores each event once when an acknowledgement was lost: the retry has the same message id, which the stream drops', async () => {
+    const { bus, attempts, release, stored } = heldBus({ storeFirst: true });
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, retryDelayMs: 5 });
+    for (let i = 0; i < 3; i++) events.emit(event(i));
+    await until(() => attempts.length >= 1);
+    events.emit(event(3));
+    release(new Error('timed out waiting for the acknowledgement'));
+    // e3 goes out after the retry, and a subscription gets messages in order: once e3 is in, a
+    // duplicate of the first message would be too.
+    await until(() => stored.includes('e3'));
+    expect(attempts).toHaveLength(3);
+    expect(stored.sort()).toEqual(['e0', 'e1', 'e2', 'e3']);
+    await events.close();
+  });
+
+  it('past maxPending drops a refused message whole, never part of it', async () => {
+    const { bus, attempts, release } = heldBus();
+    const errors: unknown[] = [];
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, retryDelayMs: 600_000, maxPending: 4, onError: (e) => errors.push(e) });
+    for (let i = 0; i < 3; i++) events.emit(event(i));
+    await until(() => attempts.length >= 1);
+    events.emit(event(3));
+    release(new Error('stream busy'));
+    await until(() => errors.length >= 1);
+    expect(events.backlog).toBe(4);
+    events.emit(event(4));
+    expect(events.dropped).toBe(3);
+    expect(events.backlog).toBe(2);
+    expect(await events.close()).toBe(0);
+    expect(attempts.map((a) => a.ids)).toEqual([
+      ['e0', 'e1', 'e2'],
+      ['e3', 'e4'],
+    ]);
   });
 
   it('resolves each call of a batch message with durability ack once the message is stored', async () => {
