@@ -25,7 +25,7 @@ const BATCH = 5000;
 
 function event(id: string, i: number, ts: number): ToolCalled {
   const name = `tool_${i % 50}`;
-  return { eventId: id, toolId: `bench:${name}`, provider: 'bench', name, status: 'ok', errorCode: 0, latencyMs: 5, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: UNTIMED ? 0 : ts, searchId: '' };
+  return { eventId: id, toolId: `bench:${name}`, provider: 'bench', name, status: 'ok', errorCode: 0, latencyMs: 5, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: UNTIMED ? 0 : ts, searchId: '', claimGroup: '' };
 }
 
 async function claimDocuments(client: MongoClient, dbName: string): Promise<number> {

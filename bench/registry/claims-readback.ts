@@ -24,7 +24,7 @@ const BATCH = 5000;
 
 function event(i: number, ts: number): ToolCalled {
   const name = `tool_${i % 50}`;
-  return { eventId: `rb-${i}`, toolId: `bench:${name}`, provider: 'bench', name, status: 'ok', errorCode: 0, latencyMs: 5, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: ts, searchId: '' };
+  return { eventId: `rb-${i}`, toolId: `bench:${name}`, provider: 'bench', name, status: 'ok', errorCode: 0, latencyMs: 5, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: ts, searchId: '', claimGroup: '' };
 }
 
 async function main(): Promise<void> {

@@ -154,6 +154,7 @@ export function callEvents(tools: readonly ToolInfo[], count: number, runId: str
       caller: `agent-${i % 16}`,
       timestampUnixMs: now - (count - i),
       searchId: '',
+      claimGroup: '',
     };
   });
 }

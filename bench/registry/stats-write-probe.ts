@@ -47,6 +47,7 @@ function call(id: string, toolId: string, ts: number): ToolCalled {
     caller: 'probe',
     timestampUnixMs: ts,
     searchId: '',
+    claimGroup: '',
   };
 }
 

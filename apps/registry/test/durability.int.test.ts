@@ -45,7 +45,7 @@ describe('registry durability under SIGKILL', () => {
       registry = await startRegistry();
       const publish = async (from: number, to: number) => {
         for (let i = from; i < to; i += 250) {
-          const events = Array.from({ length: Math.min(250, to - i) }, (_, k): ToolCalled => ({ eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now(), searchId: '' }));
+          const events = Array.from({ length: Math.min(250, to - i) }, (_, k): ToolCalled => ({ eventId: `${run}-${i + k}`, toolId: `durable:${tool}`, provider: 'durable', name: tool, status: 'ok', errorCode: 0, latencyMs: (i + k) % 50, attempts: 1, fallbackUsed: '', caller: 'bench', timestampUnixMs: Date.now(), searchId: '', claimGroup: '' }));
           if ((i / 250) % 2 === 0) {
             await Promise.all(events.map((e) => bus.publishEvent(eventSubject('tool.called', 'durable'), ToolCalled.encode(e).finish(), { msgId: e.eventId })));
           } else {

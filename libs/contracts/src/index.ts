@@ -57,7 +57,7 @@ export {
   CatalogPageResponse,
 } from './gen/toolhub/v1/adapter';
 export { ToolCalled, ToolCalledBatch, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
-export { decodeToolCalledMessage, TOOL_CALLED_FILTERS, toolCalledMessage, type ToolCalledMessage } from './tool-called-messages';
+export { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, toolCalledMessage, type ToolCalledMessage } from './tool-called-messages';
 export {
   RegistryAdminService,
   RegistryAdminClient,

@@ -95,10 +95,11 @@ export function learningSubject(kind: LearningSubjectKind): string {
 
 /**
  * Durable event kinds on the JetStream stream. `tool.called.batch` carries several `tool.called`
- * events of one provider in one message (see tool-called-messages.ts); `tool.called.*` does not
- * match it, so a consumer of single events never misreads one.
+ * events of one provider in one message, `tool.called.grouped` events stamped with a claim group
+ * (see tool-called-messages.ts); `tool.called.*` matches neither, so a consumer of single events
+ * never misreads one.
  */
-export type EventKind = 'tool.called' | 'tool.called.batch' | 'tool.invalidated' | 'catalog.changed';
+export type EventKind = 'tool.called' | 'tool.called.batch' | 'tool.called.grouped' | 'tool.invalidated' | 'catalog.changed';
 
 /** Name of the JetStream stream that holds every ToolHub event. */
 export const EVENTS_STREAM = 'TOOLHUB_EVENTS';
@@ -122,7 +123,7 @@ export function parseEventSubject(subject: string): { kind: EventKind; provider:
   const prefix = `${SUBJECT_ROOT}.events.`;
   if (!subject.startsWith(prefix)) return undefined;
   const rest = subject.slice(prefix.length);
-  for (const kind of ['tool.called', 'tool.called.batch', 'tool.invalidated', 'catalog.changed'] as const) {
+  for (const kind of ['tool.called', 'tool.called.batch', 'tool.called.grouped', 'tool.invalidated', 'catalog.changed'] as const) {
     if (rest.startsWith(`${kind}.`)) {
       const provider = rest.slice(kind.length + 1);
       if (provider && !provider.includes('.')) return { kind, provider };

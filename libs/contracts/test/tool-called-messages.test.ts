@@ -1,7 +1,7 @@
-/** tool.called events on the stream: one per message, or a provider's batch in one message. */
+/** tool.called events on the stream: one per message, a provider's batch in one message, or grouped events. */
 import { ToolCalled, ToolCalledBatch } from '../src/gen/toolhub/v1/events';
 import { eventWildcard, parseEventSubject } from '../src/subjects';
-import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, toolCalledMessage } from '../src/tool-called-messages';
+import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, toolCalledMessage } from '../src/tool-called-messages';
 
 const event = (id: string, provider = 'mcp'): ToolCalled => ({
   eventId: id,
@@ -16,6 +16,7 @@ const event = (id: string, provider = 'mcp'): ToolCalled => ({
   caller: 'agent-1',
   timestampUnixMs: 1_764_000_000_000,
   searchId: id === 'b' ? 's-42' : '',
+  claimGroup: '',
 });
 const encoded = (e: ToolCalled) => ({ eventId: e.eventId, data: ToolCalled.encode(e).finish() });
 
@@ -57,9 +58,31 @@ describe('tool.called messages', () => {
     expect(decodeToolCalledMessage(single.subject, single.data).map((e) => e.eventId)).toEqual(['c']);
   });
 
+  it('send grouped events as a batch on tool.called.grouped.<provider>, even one, keeping their claim group', () => {
+    const stamped = (id: string): ToolCalled => ({ ...event(id), claimGroup: '1764000000000-d1-7' });
+    const one = toolCalledMessage('mcp', [encoded(stamped('a'))], { grouped: true });
+    expect(one.subject).toBe('toolhub.v1.events.tool.called.grouped.mcp');
+    expect(one.msgId).toMatch(/^group-[0-9a-f]{32}$/);
+    expect(decodeToolCalledMessage(one.subject, one.data)).toEqual([stamped('a')]);
+    const two = toolCalledMessage('mcp', [encoded(stamped('a')), encoded(stamped('b'))], { grouped: true });
+    expect(decodeToolCalledMessage(two.subject, two.data)).toEqual([stamped('a'), stamped('b')]);
+    expect(two.msgId).not.toBe(one.msgId);
+    expect(parseEventSubject(two.subject)).toEqual({ kind: 'tool.called.grouped', provider: 'mcp' });
+    expect(TOOL_CALLED_GROUPED_FILTERS).toEqual(['toolhub.v1.events.tool.called.grouped.*']);
+  });
+
+  it('clear the claim group of events on the other subjects, where every registry counts them by id', () => {
+    const stamped = (id: string): ToolCalled => ({ ...event(id), claimGroup: '1764000000000-d1-7' });
+    const single = toolCalledMessage('mcp', [encoded(stamped('a'))]);
+    const batch = toolCalledMessage('mcp', [encoded(stamped('a')), encoded(stamped('b'))]);
+    expect(decodeToolCalledMessage(single.subject, single.data)).toEqual([event('a')]);
+    expect(decodeToolCalledMessage(batch.subject, batch.data)).toEqual([event('a'), event('b')]);
+  });
+
   it('refuse a message that is no tool.called event, and a payload that is not what its subject says', () => {
     expect(() => decodeToolCalledMessage('toolhub.v1.events.tool.invalidated.mcp', new Uint8Array())).toThrow(/not a tool.called subject/);
     expect(() => decodeToolCalledMessage('toolhub.v1.events.tool.called.batch.mcp', Uint8Array.from([10, 50, 1]))).toThrow();
+    expect(() => decodeToolCalledMessage('toolhub.v1.events.tool.called.grouped.mcp', Uint8Array.from([10, 50, 1]))).toThrow();
     expect(() => toolCalledMessage('mcp', [])).toThrow(/no events/);
   });
 });

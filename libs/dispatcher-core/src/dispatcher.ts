@@ -364,6 +364,7 @@ export class Dispatcher {
       caller,
       timestampUnixMs: started,
       searchId: req.searchId,
+      claimGroup: '', // stamped by the publisher when it publishes grouped
     });
     // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
     if (stored) await stored;

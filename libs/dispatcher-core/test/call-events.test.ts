@@ -18,6 +18,7 @@ const event = (n: number, provider = 'local'): ToolCalled => ({
   caller: '',
   timestampUnixMs: 0,
   searchId: '',
+  claimGroup: '',
 });
 
 /** A bus that records publishEvent calls (the event ids, and each message) and fails the first `failures` of them. */

@@ -20,6 +20,7 @@ const event = (i: number): ToolCalled => ({
   caller: '',
   timestampUnixMs: Date.now(),
   searchId: '',
+  claimGroup: '',
 });
 
 describe('event outbox on disk', () => {

@@ -112,7 +112,7 @@ describe('Registry hybrid search', () => {
     await registry.registerTool(tool('list_folders', 'List the folders of a mailbox.'));
     await registry.hybrid.syncVectors();
     const res = await registry.hybrid.search({ queries: ['mailbox'] });
-    const event = { eventId: 'e1', toolId: 'mail:deliver_letter', provider: 'mail', name: 'deliver_letter', errorCode: 0, latencyMs: 1, attempts: 1, fallbackUsed: '', caller: '', timestampUnixMs: Date.now(), searchId: res.searchId };
+    const event = { eventId: 'e1', toolId: 'mail:deliver_letter', provider: 'mail', name: 'deliver_letter', errorCode: 0, latencyMs: 1, attempts: 1, fallbackUsed: '', caller: '', timestampUnixMs: Date.now(), searchId: res.searchId, claimGroup: '' };
     registry.learnFrom([{ ...event, status: 'timeout' }]);
     expect(registry.hybrid.learned()).toEqual([]);
     registry.learnFrom([{ ...event, status: 'ok' }]);

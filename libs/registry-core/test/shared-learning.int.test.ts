@@ -65,7 +65,7 @@ describe('learning from use with two registry replicas over NATS and MongoDB', (
       const request = { ...SearchToolsRequest.decode(new Uint8Array()), queries: [`mailbox letter ${i}`], limit: 5 };
       const reply = await agent.request(registrySubject('search'), SearchToolsRequest.encode(request).finish(), { timeoutMs: 10_000 });
       const { searchId } = readReply(reply, (d) => SearchToolsResponse.decode(d));
-      const event: ToolCalled = { eventId: `run-${i}`, toolId: 'mail:deliver_letter', provider: 'mail', name: 'deliver_letter', status: 'ok', errorCode: 0, latencyMs: 2, attempts: 1, fallbackUsed: '', caller: 'agent', timestampUnixMs: Date.now(), searchId };
+      const event: ToolCalled = { eventId: `run-${i}`, toolId: 'mail:deliver_letter', provider: 'mail', name: 'deliver_letter', status: 'ok', errorCode: 0, latencyMs: 2, attempts: 1, fallbackUsed: '', caller: 'agent', timestampUnixMs: Date.now(), searchId, claimGroup: '' };
       await agent.publishEvent(eventSubject('tool.called', 'mail'), ToolCalled.encode(event).finish(), { msgId: event.eventId });
     }
 

@@ -40,6 +40,7 @@ const ran = (eventId: string, searchId: string): ToolCalled => ({
   caller: 'agent',
   timestampUnixMs: Date.now(),
   searchId,
+  claimGroup: '',
 });
 
 /**

@@ -20,6 +20,7 @@ const call = (id: string, at = Date.now()): ToolCalled => ({
   caller: '',
   timestampUnixMs: at,
   searchId: '',
+  claimGroup: '',
 });
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {

@@ -208,6 +208,7 @@ export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds
     caller: 'e2e',
     timestampUnixMs: Date.now(),
     searchId: '',
+    claimGroup: '',
   };
   marker.name = marker.toolId.slice('e2e:'.length);
   try {

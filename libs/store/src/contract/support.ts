@@ -84,6 +84,7 @@ export function called(eventId: string, toolId: string, extra: Partial<ToolCalle
     caller: 'contract-test',
     timestampUnixMs: 0,
     searchId: '',
+    claimGroup: '',
     ...extra,
   };
 }

@@ -21,6 +21,7 @@ function event(batch: number, j: number): ToolCalled {
     caller: 'kill-test',
     timestampUnixMs: Date.now(),
     searchId: '',
+    claimGroup: '',
   };
 }
 
