@@ -190,6 +190,21 @@ describe('stored call batches (packing)', () => {
     expect(unpackBatch(stored)).toEqual(untimed);
   });
 
+  it('keeps grouped records under `grouped`, not `events` (which the version before reads), with their group', () => {
+    const mixed = {
+      _id: 'batch3',
+      at: 5,
+      events: [
+        { id: 'g-1', t: 'local:x', ok: true, c: '', l: 1, ts: 5, fb: false, g: '5-d1-1' },
+        { id: 'n-1', t: 'local:x', ok: false, c: 'timeout', l: 2, ts: 5, fb: true, u: true as const },
+      ],
+    };
+    const stored = packBatch(mixed);
+    expect(stored).not.toHaveProperty('events');
+    expect(stored.grouped).toBe('[["g-1","local:x",1,"",1,5,0,0,"5-d1-1"],["n-1","local:x",0,"timeout",2,5,1,1,0]]');
+    expect(unpackBatch(stored)).toEqual(mixed);
+  });
+
   it('reads batches stored by earlier versions, with arrays, and leaves out what a projection left out', () => {
     expect(unpackBatch(batch() as never)).toEqual(batch());
     expect(unpackBatch({ _id: 'batch1' } as never)).toEqual({ _id: 'batch1' });

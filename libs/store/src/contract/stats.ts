@@ -56,6 +56,20 @@ export function statsContract(ctx: ContractContext): void {
     );
 
     it(
+      'counts events of a claim group once each, whole, split over batches or redelivered (whatever the store claims them by)',
+      async () => {
+        const group = `${ctx.clock.now}-contract-1`;
+        const events = calls('grp', 'local:file_read', 10, { timestampUnixMs: ctx.clock.now, claimGroup: group });
+        expect(await ctx.store().recordCalls(events.slice(0, 4))).toEqual({ recorded: 4, duplicates: 0, rejected: [] });
+        expect(await ctx.store().recordCalls(events.slice(2, 7))).toEqual({ recorded: 3, duplicates: 2, rejected: [] });
+        expect(await ctx.store().recordCalls(events)).toEqual({ recorded: 3, duplicates: 7, rejected: [] });
+        expect(await ctx.store().recordCalls(events)).toEqual({ recorded: 0, duplicates: 10, rejected: [] });
+        expect(await ctx.store().getToolStats('local:file_read')).toMatchObject({ calls: 10, successes: 10 });
+      },
+      TEST_TIMEOUT,
+    );
+
+    it(
       'counts partially overlapping batches exactly once per event id',
       async () => {
         const all = calls('e', 'local:file_read', 20);

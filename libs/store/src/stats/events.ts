@@ -11,6 +11,18 @@ import { clampLatency } from './digest';
 /** Longest accepted event id. */
 export const MAX_EVENT_ID_LENGTH = 256;
 const CLASS_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/**
+ * A claim group as producers stamp it (`ToolCalled.claim_group`): `<time ms>-<producer>-<n>`. The
+ * time places the group's claims (slotted-claims.ts); `#` is kept out, it joins a group and the
+ * number of a link of its claim chain.
+ */
+const CLAIM_GROUP_PATTERN = /^([1-9]\d{0,14})-[A-Za-z0-9._:-]{1,200}$/;
+
+/** The time of a well-formed claim group; undefined for anything else (counted by event id then). */
+export function claimGroupTime(group: string): number | undefined {
+  const m = CLAIM_GROUP_PATTERN.exec(group);
+  return m ? Number(m[1]) : undefined;
+}
 
 /** One counted call. */
 export interface CallRecord {
@@ -33,6 +45,11 @@ export interface CallRecord {
    * delivery): its claim cannot be placed by time (see slotted-claims.ts). Absent otherwise.
    */
   u?: true;
+  /**
+   * Its claim group (well-formed, see {@link claimGroupTime}): where the ledger supports it, the
+   * group's events are claimed together (docs/message-claims.md). Absent: claimed by event id.
+   */
+  g?: string;
 }
 
 /** The records of the valid events, the rejected ones, and repeats within the input. */
@@ -80,6 +97,8 @@ export function normalizeEvents(events: readonly ToolCalled[], now: number): Nor
     const cls = failureClass(event);
     const record: CallRecord = { id, t: tool, ok: cls === undefined, c: cls ?? '', l: clampLatency(latency), ts: ts > 0 ? ts : now, fb: Boolean(event.fallbackUsed) };
     if (ts === 0) record.u = true;
+    // A malformed group is no group: the event is counted by its id, as every copy of it is.
+    if (event.claimGroup && claimGroupTime(event.claimGroup) !== undefined) record.g = event.claimGroup;
     records.push(record);
   });
   return { records, rejected, duplicates };

@@ -46,24 +46,36 @@ export function packedStatsCollection(raw: DocCollection<StoredStatsDoc>): DocCo
 
 /**
  * A call batch as stored: its records as `[[id, t, ok, c, l, ts, fb], ...]` JSON text, with an
- * eighth element 1 for an event without a timestamp (`u`).
+ * eighth element 1 for an event without a timestamp (`u`), in `events`. A batch holding records of
+ * a claim group keeps them in `grouped` instead, each with a ninth element, the group (or 0): the
+ * version before reads `events` only and fails on such a batch before it claims anything, so it
+ * never counts grouped records by event id.
  */
-export type StoredBatchDoc = Omit<BatchDoc, 'events'> & { events: string | CallRecord[] } & BaseDoc;
+export type StoredBatchDoc = Omit<BatchDoc, 'events'> & { events?: string | CallRecord[]; grouped?: string } & BaseDoc;
+
+type PackedRecord = [string, string, number, string, number, number, number, number?, (string | 0)?];
 
 /** The batch with its records as JSON text (ok and fb as 1/0). */
 export function packBatch(doc: BatchDoc): StoredBatchDoc {
-  return { ...doc, events: JSON.stringify(doc.events.map((r) => (r.u ? [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, 1] : [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0]))) };
+  const { events, ...rest } = doc;
+  if (!events.some((r) => r.g !== undefined)) {
+    return { ...rest, events: JSON.stringify(events.map((r) => (r.u ? [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, 1] : [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0]))) };
+  }
+  return { ...rest, grouped: JSON.stringify(events.map((r) => [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, r.u ? 1 : 0, r.g ?? 0])) };
 }
 
-/** The batch as the recorder uses it; a projection without `events` stays without. */
+/** The batch as the recorder uses it; a projection without `events` and `grouped` stays without. */
 export function unpackBatch(stored: StoredBatchDoc): BatchDoc {
-  if (typeof stored.events !== 'string') return stored as BatchDoc;
-  const events = (JSON.parse(stored.events) as Array<[string, string, number, string, number, number, number, number?]>).map(([id, t, ok, c, l, ts, fb, u]) => {
+  const text = typeof stored.grouped === 'string' ? stored.grouped : typeof stored.events === 'string' ? stored.events : undefined;
+  if (text === undefined) return stored as BatchDoc;
+  const events = (JSON.parse(text) as PackedRecord[]).map(([id, t, ok, c, l, ts, fb, u, g]) => {
     const record: CallRecord = { id, t, ok: ok === 1, c, l, ts, fb: fb === 1 };
     if (u === 1) record.u = true;
+    if (typeof g === 'string') record.g = g;
     return record;
   });
-  return { ...stored, events };
+  const { grouped: _grouped, ...rest } = stored;
+  return { ...rest, events } as BatchDoc;
 }
 
 /** `raw` seen as a collection of unpacked call batches. */

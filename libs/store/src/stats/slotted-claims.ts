@@ -24,10 +24,16 @@
  *   plus {@link LEGACY_ROLLOUT_MS}) has it first in its chain. Writers that disagree on whether it
  *   still counts cannot both own an event (the last link decides). It is dropped `dedupWindowMs +
  *   LEGACY_ROLLOUT_MS` after the upgrade was first seen.
+ *
+ * An event of a claim group (`CallRecord.g`, only ever read from `tool.called.grouped` messages,
+ * which no version before reads) is claimed with its group instead, in the group's chain of links
+ * (group-claims.ts) in `call_claims_g<n>`, n = the group's time ÷ {@link CLAIM_SLOT_MS}; those
+ * collections are held and dropped as the event slots are.
  */
 import type { BaseDoc, DocCollection } from '../backend';
 import { type ClaimBatch, type ClaimDoc, type ClaimLedger, insertClaims } from './claims';
-import type { CallRecord } from './events';
+import { type CallRecord, claimGroupTime } from './events';
+import { type GroupLinkDoc, claimGroupChains } from './group-claims';
 
 /** Length of a claim slot: 144 collections for a 24 h window. */
 export const CLAIM_SLOT_MS = 10 * 60_000;
@@ -40,6 +46,10 @@ const UNTIMED_PREFIX = 'call_claims_u';
 /** When the legacy collection was first seen by this version, and holds on slots written late. */
 export const CLAIMS_META = 'call_claims_meta';
 const SLOT_PREFIX = 'call_claims_s';
+/** Claim chains of groups whose time is in slot n: `call_claims_g<n>`. */
+const GROUP_SLOT_PREFIX = 'call_claims_g';
+/** The collections dropped by slot (their events' or groups' time), with holds when written late. */
+const SLOTTED_PREFIXES = [SLOT_PREFIX, GROUP_SLOT_PREFIX];
 const LEGACY_MARKER = 'legacy';
 const HOLD_PREFIX = 'hold:';
 
@@ -67,6 +77,11 @@ export function claimSlot(ts: number): number {
 /** The collection holding the claims of timestamped events in the slot of `ts`. */
 export function slotCollection(ts: number): string {
   return `${SLOT_PREFIX}${claimSlot(ts)}`;
+}
+
+/** The collection holding the claim chains of groups whose time is in the slot of `ts`. */
+export function groupSlotCollection(ts: number): string {
+  return `${GROUP_SLOT_PREFIX}${claimSlot(ts)}`;
 }
 
 /** The collection of untimed events' claims made in generation `g` (generations `windowMs` long). */
@@ -121,7 +136,30 @@ export class SlottedClaims implements ClaimLedger {
 
   async claim(batch: ClaimBatch): Promise<Map<string, string>> {
     const now = this.options.clock();
-    const chains = batch.events.map((r) => ({ id: r.id, chain: this.chain(r, now) }));
+    const groups = new Map<string, string[]>();
+    const single: CallRecord[] = [];
+    for (const r of batch.events) {
+      if (r.g === undefined) single.push(r);
+      else if (groups.has(r.g)) groups.get(r.g)!.push(r.id);
+      else groups.set(r.g, [r.id]);
+    }
+    const owners = await this.claimEvents(batch, single, now);
+    if (groups.size === 0) return owners;
+    const placement = {
+      nameOf: (group: string) => groupSlotCollection(claimGroupTime(group)!),
+      collection: async (name: string) => {
+        await this.holdLateSlots([name], now);
+        await this.ensure(name);
+        return this.space.collection<GroupLinkDoc>(name);
+      },
+    };
+    for (const [id, b] of await claimGroupChains(groups, batch._id, placement)) owners.set(id, b);
+    return owners;
+  }
+
+  /** Claims each of `records` by its event id, along its chain (see {@link chain}). */
+  private async claimEvents(batch: ClaimBatch, records: readonly CallRecord[], now: number): Promise<Map<string, string>> {
+    const chains = records.map((r) => ({ id: r.id, chain: this.chain(r, now) }));
     /** Event id → the owner named by the last collection claimed so far. */
     const carried = new Map<string, string>();
     const owners = new Map<string, string>();
@@ -162,14 +200,16 @@ export class SlottedClaims implements ClaimLedger {
     const cutoff = now - dedupWindowMs;
     const meta = this.space.collection<ClaimsMetaDoc>(CLAIMS_META);
     const holds = new Map((await meta.find({ _id: { $regex: new RegExp(`^${HOLD_PREFIX}`) } })).map((h) => [h._id.slice(HOLD_PREFIX.length), h.at]));
-    for (const name of await this.space.names(SLOT_PREFIX)) {
-      const slot = Number(name.slice(SLOT_PREFIX.length));
-      if (!Number.isSafeInteger(slot) || (slot + 1) * CLAIM_SLOT_MS > cutoff) continue;
-      const held = holds.get(name);
-      if (held !== undefined && held >= cutoff) continue;
-      await this.space.drop(name);
-      this.known.delete(name);
-      if (held !== undefined) await meta.delete({ _id: `${HOLD_PREFIX}${name}` });
+    for (const prefix of SLOTTED_PREFIXES) {
+      for (const name of await this.space.names(prefix)) {
+        const slot = Number(name.slice(prefix.length));
+        if (!Number.isSafeInteger(slot) || (slot + 1) * CLAIM_SLOT_MS > cutoff) continue;
+        const held = holds.get(name);
+        if (held !== undefined && held >= cutoff) continue;
+        await this.space.drop(name);
+        this.known.delete(name);
+        if (held !== undefined) await meta.delete({ _id: `${HOLD_PREFIX}${name}` });
+      }
     }
     // A generation is read as the previous one until a window after its end.
     for (const name of await this.space.names(UNTIMED_PREFIX)) {
@@ -193,8 +233,9 @@ export class SlottedClaims implements ClaimLedger {
   private async holdLateSlots(names: readonly string[], now: number): Promise<void> {
     const meta = this.space.collection<ClaimsMetaDoc>(CLAIMS_META);
     for (const name of names) {
-      if (!name.startsWith(SLOT_PREFIX)) continue;
-      const slotEnd = (Number(name.slice(SLOT_PREFIX.length)) + 1) * CLAIM_SLOT_MS;
+      const prefix = SLOTTED_PREFIXES.find((p) => name.startsWith(p));
+      if (prefix === undefined) continue;
+      const slotEnd = (Number(name.slice(prefix.length)) + 1) * CLAIM_SLOT_MS;
       if (slotEnd >= now - this.options.dedupWindowMs / 2) continue;
       const hold = { _id: `${HOLD_PREFIX}${name}`, at: now };
       // Any recent time will do: concurrent writers may overwrite each other's.
