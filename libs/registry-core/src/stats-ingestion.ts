@@ -1,6 +1,8 @@
 /**
- * Statistics ingestion: the durable `tool.called` consumer that feeds `store.recordCalls`, and
- * what operators need to know about it:
+ * Statistics ingestion: the durable `tool.called` consumers that feed `store.recordCalls` — one for
+ * single and batched events (`durable`), one of its own for grouped events (`<durable>-grouped`, so
+ * registries of the version before, sharing the first, never receive one: contracts'
+ * tool-called-messages.ts) — and what operators need to know about them:
  * - store failures are logged once per episode (when it starts, and when it ends with the count
  *   of failed batches and how long it lasted), not once per retried batch;
  * - how far behind the calls the statistics are (consumer lag in events and seconds);
@@ -11,7 +13,7 @@
  */
 import type { SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus, ConsumerLag, EventConsumer } from '@toolhub/bus';
-import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, type ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, type ToolCalled } from '@toolhub/contracts';
 import type { RegistryStore } from '@toolhub/store';
 
 /** Options of {@link StatsIngestion.start}. */
@@ -51,8 +53,10 @@ export class StatsIngestion {
   private failures = 0;
   private failuresTotal = 0;
   private lastError = '';
-  private consumer: EventConsumer | undefined;
+  private consumers: EventConsumer[] = [];
   private start = 'resumed';
+  /** The store records one batch at a time, whichever consumer it came from (as with one consumer). */
+  private recording: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly store: RegistryStore,
@@ -62,28 +66,46 @@ export class StatsIngestion {
   static async start(bus: Bus, store: RegistryStore, options: StatsIngestionOptions): Promise<StatsIngestion> {
     const self = new StatsIngestion(store, options);
     const { startAtUnixMs, description } = await self.startPoint();
-    self.consumer = await bus.consumeEvents({
-      durable: options.durable,
-      // Single events and the batches dispatchers publish (contracts' tool-called-messages.ts).
-      filterSubjects: [...TOOL_CALLED_FILTERS],
-      maxBatch: options.maxBatch,
-      lingerMs: options.lingerMs ?? 0,
-      startAtUnixMs,
-      // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
-      // for redelivery; the store counts each event id once, so redelivery never double-counts.
-      handler: (batch) => self.record(self.decode(batch)),
-    });
-    if (self.consumer.created) {
-      self.start = description;
-      options.log.info({ consumer: options.durable, start: description }, 'statistics consumer created');
+    // Single events and the batches dispatchers publish, then grouped events (contracts'
+    // tool-called-messages.ts). A new grouped consumer starts where a new first one would: publish
+    // grouped only once the registries run this version (apps/dispatcher README).
+    for (const [durable, filters] of [
+      [options.durable, TOOL_CALLED_FILTERS],
+      [`${options.durable}-grouped`, TOOL_CALLED_GROUPED_FILTERS],
+    ] as const) {
+      try {
+        const consumer = await bus.consumeEvents({
+          durable,
+          filterSubjects: [...filters],
+          maxBatch: options.maxBatch,
+          lingerMs: options.lingerMs ?? 0,
+          startAtUnixMs,
+          // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
+          // for redelivery; the store counts each event id once, so redelivery never double-counts.
+          handler: (batch) => self.serially(() => self.record(self.decode(batch))),
+        });
+        self.consumers.push(consumer);
+        if (consumer.created) {
+          if (durable === options.durable) self.start = description;
+          options.log.info({ consumer: durable, start: description }, 'statistics consumer created');
+        }
+      } catch (err) {
+        await self.close();
+        throw err;
+      }
     }
     return self;
   }
 
-  /** Consumer lag; undefined when the bus cannot tell (in-process bus) or NATS is unreachable. */
+  /**
+   * Consumer lag, both consumers together (events summed, the oldest's age); undefined when the
+   * bus cannot tell (in-process bus) or NATS is unreachable.
+   */
   async lag(): Promise<ConsumerLag | undefined> {
     try {
-      return await this.consumer?.lag?.();
+      const lags = await Promise.all(this.consumers.map((c) => c.lag?.()));
+      if (lags.length === 0 || lags.some((l) => l === undefined)) return undefined;
+      return { events: lags.reduce((n, l) => n + l!.events, 0), seconds: Math.max(...lags.map((l) => l!.seconds)) };
     } catch {
       return undefined;
     }
@@ -102,7 +124,14 @@ export class StatsIngestion {
   }
 
   async close(): Promise<void> {
-    await this.consumer?.close();
+    await Promise.all(this.consumers.map((c) => c.close()));
+  }
+
+  /** Runs `op` after every recording already queued. */
+  private serially(op: () => Promise<void>): Promise<void> {
+    const run = this.recording.then(op);
+    this.recording = run.catch(() => undefined);
+    return run;
   }
 
   /** The events of a batch of messages; a message that does not decode is skipped (and acknowledged), with a warning. */

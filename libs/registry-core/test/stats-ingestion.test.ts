@@ -114,4 +114,38 @@ describe('statistics ingestion', () => {
       await store.close();
     }
   });
+
+  it('takes grouped messages with a consumer of their own and passes their claim group on, and only theirs', async () => {
+    const bus = new InProcessBus({ redeliveryDelayMs: 10 });
+    const inner = await EmbeddedRegistryStore.open({ dir: mkdtempSync(join(tmpdir(), 'ingest-')) });
+    const store = Object.create(inner) as RegistryStore;
+    const seen: Array<[string, string]> = [];
+    store.recordCalls = (events) => {
+      for (const e of events) seen.push([e.eventId, e.claimGroup]);
+      return inner.recordCalls(events);
+    };
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const ingestion = await StatsIngestion.start(bus, store, { durable: 'stats', maxBatch: 10, log });
+    const group = `${Date.now()}-d1-1`;
+    const stamped = (id: string) => ({ eventId: id, data: ToolCalled.encode({ ...call(id), claimGroup: group }).finish() });
+    const publish = (m: { subject: string; data: Uint8Array; msgId: string }) => bus.publishEvent(m.subject, m.data, { msgId: m.msgId });
+    try {
+      await publish(toolCalledMessage('local', ['g1', 'g2', 'g3'].map(stamped), { grouped: true }));
+      // Stamped events on the batch subject (a producer that should not): counted by event id.
+      await publish(toolCalledMessage('local', ['b1', 'b2'].map(stamped)));
+      await eventually(async () => (await inner.getToolStats('local:echo_text'))?.calls === 5, 'five events counted');
+      // Each message reached one consumer: the grouped one by 'stats-grouped', the batch by 'stats'.
+      expect(seen.sort()).toEqual([
+        ['b1', ''],
+        ['b2', ''],
+        ['g1', group],
+        ['g2', group],
+        ['g3', group],
+      ]);
+    } finally {
+      await ingestion.close();
+      await bus.close();
+      await inner.close();
+    }
+  });
 });
