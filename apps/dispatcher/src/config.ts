@@ -1,5 +1,5 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
-import { defineConfig, zDuration } from '@toolhub/config';
+import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { z } from 'zod';
@@ -49,6 +49,11 @@ export const dispatcherConfig = defineConfig({
     env: 'TOOLHUB_EVENTS_PER_MESSAGE',
     schema: z.coerce.number().int().min(1).max(1024).default(16),
     description: 'Most tool.called events of one provider published as one JetStream message (tool.called.batch.<provider>); 1 = one message per event, which registries older than 2026-11-27 need to count them',
+  },
+  claimGroups: {
+    env: 'TOOLHUB_CLAIM_GROUPS',
+    schema: zBoolean().default(false),
+    description: 'Stamp tool.called events with claim groups and publish them on tool.called.grouped.<provider>, which registries count with one claim per group (cheaper on FerretDB); turn on once every registry runs 2026-11-27 or later',
   },
   providerTtlMs: {
     env: 'TOOLHUB_PROVIDER_TTL',

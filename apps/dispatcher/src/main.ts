@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       eventDurability: config.eventDurability,
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       eventsPerMessage: config.eventsPerMessage,
+      claimGroups: config.claimGroups,
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },

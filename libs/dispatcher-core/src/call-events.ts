@@ -14,7 +14,16 @@
  * A refused message is retried as it was formed (same events, same id), never regrouped with later
  * events: when the refusal was a lost acknowledgement of a message the stream did store, the retry
  * is dropped by the stream's de-duplication instead of storing its events a second time.
+ *
+ * With `claimGroups`, each event is stamped with a claim group when it is recorded (before the
+ * outbox append): the provider's open group, closed after `eventsPerMessage` events or when the
+ * pending events are taken for publishing, so a message is one group. Stamped events go on
+ * `tool.called.grouped.<provider>`, where a registry claims a group's events with one document
+ * instead of one each (docs/message-claims.md). Every copy keeps the stamp (a retry, an outbox
+ * replay however it regroups), and a replayed event goes grouped exactly when it is stamped.
  */
+import { randomBytes } from 'node:crypto';
+
 import type { Bus } from '@toolhub/bus';
 import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 
@@ -46,6 +55,12 @@ export interface CallEventsOptions {
    */
   eventsPerMessage?: number;
   /**
+   * Stamp each event with a claim group and publish stamped events on
+   * `tool.called.grouped.<provider>` (see the header). Only registries of 2026-11-27 or later read
+   * that subject: until they run, grouped events wait in the stream. @default false
+   */
+  claimGroups?: boolean;
+  /**
    * While this returns true (the dispatcher is shedding load), publishing waits, for at most
    * `maxHoldMs` after the oldest waiting event was recorded: publishing is CPU the calls being
    * answered need, and the events are already durable (outbox) or queued. Ignored with durability
@@ -61,6 +76,8 @@ export interface CallEventsOptions {
 
 interface Pending {
   readonly provider: string;
+  /** The event's claim group ('' for none): grouped events are published together, on the grouped subject. */
+  readonly group: string;
   /** When it was queued (epoch ms), for the longest hold. */
   readonly queuedAt: number;
   readonly msgId: string;
@@ -122,6 +139,12 @@ export class CallEventPublisher {
   published = 0;
   /** Events taken over from dead dispatchers' outboxes since start. */
   recovered = 0;
+  /** This publisher in its claim groups' ids. */
+  private readonly instance = randomBytes(6).toString('base64url');
+  /** Claim groups taken so far (numbers them). */
+  private groupsOpened = 0;
+  /** Each provider's open claim group: its id and how many events it has. */
+  private readonly openGroups = new Map<string, { id: string; size: number }>();
 
   constructor(
     private readonly bus: Bus,
@@ -163,6 +186,7 @@ export class CallEventPublisher {
   record(event: ToolCalled): Promise<void> | undefined {
     for (const observer of this.observers) observer(event);
     if (this.closed) return undefined;
+    if (this.options.claimGroups && !event.claimGroup) event.claimGroup = this.groupFor(event.provider);
     const data = ToolCalled.encode(event).finish();
     const ticket = this.journal?.append(data);
     let wait: Promise<void> | undefined;
@@ -177,7 +201,7 @@ export class CallEventPublisher {
         };
       });
     }
-    this.push({ provider: event.provider, queuedAt: Date.now(), msgId: event.eventId, data, ticket, stored });
+    this.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data, ticket, stored });
     if (this.durability === 'ack' && !this.flushing && !this.timer) {
       // Nothing to wait for: the caller is waiting for this very acknowledgement.
       clearTimeout(this.scheduled);
@@ -185,6 +209,18 @@ export class CallEventPublisher {
       void this.flush();
     } else this.schedule();
     return wait;
+  }
+
+  /** The provider's open claim group, counting one more event in it (a new group when it is full). */
+  private groupFor(provider: string): string {
+    let open = this.openGroups.get(provider);
+    if (!open || open.size >= this.eventsPerMessage) {
+      // `<time ms>-<instance>-<n>`: the time places the group's claims (libs/store's claim slots).
+      open = { id: `${Date.now()}-${this.instance}-${++this.groupsOpened}`, size: 0 };
+      this.openGroups.set(provider, open);
+    }
+    open.size++;
+    return open.id;
   }
 
   get backlog(): number {
@@ -216,7 +252,7 @@ export class CallEventPublisher {
     }
     for (const data of source.records) {
       const event = ToolCalled.decode(data);
-      this.push({ provider: event.provider, queuedAt: Date.now(), msgId: event.eventId, data, recovered: batch });
+      this.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data, recovered: batch });
     }
     this.recovered += source.records.length;
     this.options.onRecovered?.(source.records.length, source.from);
@@ -304,19 +340,26 @@ export class CallEventPublisher {
     return taken;
   }
 
-  /** `events` grouped by provider into messages of at most `eventsPerMessage`. */
+  /**
+   * `events` grouped by provider (and claim group) into messages of at most `eventsPerMessage`.
+   * The open claim groups close: events recorded from now on go in new ones, so a group is not
+   * spread over several rounds.
+   */
   private messages(events: readonly Pending[]): Message[] {
-    const byProvider = new Map<string, Pending[]>();
+    this.openGroups.clear();
+    const byKey = new Map<string, Pending[]>();
     for (const e of events) {
-      const group = byProvider.get(e.provider);
+      const key = `${e.provider}\n${e.group}`;
+      const group = byKey.get(key);
       if (group) group.push(e);
-      else byProvider.set(e.provider, [e]);
+      else byKey.set(key, [e]);
     }
     const out: Message[] = [];
-    for (const [provider, group] of byProvider) {
+    for (const group of byKey.values()) {
+      const { provider, group: claimGroup } = group[0]!;
       for (let i = 0; i < group.length; i += this.eventsPerMessage) {
         const part = group.slice(i, i + this.eventsPerMessage);
-        out.push({ ...toolCalledMessage(provider, part.map((e) => ({ eventId: e.msgId, data: e.data }))), events: part });
+        out.push({ ...toolCalledMessage(provider, part.map((e) => ({ eventId: e.msgId, data: e.data })), { grouped: claimGroup !== '' }), events: part });
       }
     }
     return out;

@@ -121,6 +121,7 @@ export class Dispatcher {
       durability: options.eventDurability,
       outboxDir: options.outboxDir,
       eventsPerMessage: options.eventsPerMessage,
+      claimGroups: options.claimGroups,
       // Under overload the events wait (on disk with the outbox) until the burst has been answered.
       holdWhile: () => this.admission.overloaded,
       onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),

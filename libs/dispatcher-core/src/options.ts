@@ -44,6 +44,12 @@ export interface DispatcherOptions {
    */
   eventsPerMessage?: number;
   /**
+   * Stamp each `tool.called` event with a claim group and publish them on
+   * `tool.called.grouped.<provider>` (`CallEventsOptions.claimGroups`): registries then claim a
+   * group's events with one document. Turn on once the registries run 2026-11-27 or later. @default false
+   */
+  claimGroups?: boolean;
+  /**
    * How often the replicas holding in-flight runs are asked whether they are still there. A
    * replica whose NATS connection is gone answers "no responders" at once, so its runs fail within
    * about this long (not after the heartbeat TTL). 0 turns probing off. @default 500
@@ -89,6 +95,7 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     eventDurability: options.eventDurability ?? 'memory',
     outboxDir: options.outboxDir ?? '',
     eventsPerMessage: options.eventsPerMessage ?? DEFAULT_EVENTS_PER_MESSAGE,
+    claimGroups: options.claimGroups ?? false,
     replicaProbeMs: options.replicaProbeMs ?? 500,
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 50,

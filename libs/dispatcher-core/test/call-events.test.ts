@@ -173,6 +173,44 @@ describe('CallEventPublisher', () => {
     ]);
   });
 
+  it('with claimGroups stamps each event with its provider\'s claim group and sends a group as one message on tool.called.grouped', async () => {
+    const { bus, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, eventsPerMessage: 3, claimGroups: true });
+    const recorded = [0, 1, 2, 3, 4].map((i) => event(i, i === 4 ? 'mcp' : 'local'));
+    for (const e of recorded) events.emit(e);
+    await until(() => events.published >= 5);
+    const groups = recorded.map((e) => e.claimGroup);
+    expect(groups.every((g) => /^\d{13}-[A-Za-z0-9_-]+-\d+$/.test(g))).toBe(true);
+    // Three local events fill a group; the fourth opens the next; mcp has its own.
+    expect(new Set(groups).size).toBe(3);
+    expect(groups[0]).toBe(groups[2]);
+    expect(groups[3]).not.toBe(groups[0]);
+    expect(messages.map((m) => [m.subject, m.ids])).toEqual(
+      expect.arrayContaining([
+        ['toolhub.v1.events.tool.called.grouped.local', ['e0', 'e1', 'e2']],
+        ['toolhub.v1.events.tool.called.grouped.local', ['e3']],
+        ['toolhub.v1.events.tool.called.grouped.mcp', ['e4']],
+      ]),
+    );
+    expect(messages).toHaveLength(3);
+    expect(messages.every((m) => /^group-/.test(m.msgId))).toBe(true);
+    await events.close();
+  });
+
+  it('with claimGroups starts new groups once the pending events are taken, so a group is not spread over rounds', async () => {
+    const { bus, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 1, eventsPerMessage: 16, claimGroups: true });
+    const first = event(1);
+    events.emit(first);
+    await until(() => events.published >= 1);
+    const second = event(2);
+    events.emit(second);
+    await until(() => events.published >= 2);
+    expect(second.claimGroup).not.toBe(first.claimGroup);
+    expect(messages.map((m) => m.ids)).toEqual([['e1'], ['e2']]);
+    await events.close();
+  });
+
   it('resolves each call of a batch message with durability ack once the message is stored', async () => {
     const { bus, messages } = recordingBus();
     const events = new CallEventPublisher(bus, { durability: 'ack', ackTimeoutMs: 600_000, batchDelayMs: 5 });

@@ -1,5 +1,5 @@
 import { InProcessBus } from '@toolhub/bus';
-import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, ToolCalled } from '@toolhub/contracts';
+import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, ToolCalled } from '@toolhub/contracts';
 import { mkdtempSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,5 +79,33 @@ describe('event outbox on disk', () => {
     expect(publisher.recovered).toBe(3);
     expect(seen.sort()).toEqual(['e-0', 'e-1', 'e-2', 'e-3']);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('replays stamped events grouped, with their claim group, even where the publisher does not stamp', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const { journal } = EventJournal.open({ dir });
+    const group = '1764000000000-dead-1';
+    journal.append(ToolCalled.encode({ ...event(0), claimGroup: group }).finish());
+    journal.append(ToolCalled.encode({ ...event(1), claimGroup: group }).finish());
+    journal.append(ToolCalled.encode(event(2)).finish());
+    writeFileSync(join(journal.dir, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 12347, host: hostname() }));
+
+    const bus = new InProcessBus();
+    const grouped: Array<[string, string]> = [];
+    const plain: string[] = [];
+    const consumers = [
+      await bus.consumeEvents({ durable: 'g', filterSubjects: [...TOOL_CALLED_GROUPED_FILTERS], handler: async (b) => void grouped.push(...b.flatMap((m) => decodeToolCalledMessage(m.subject, m.data).map((e): [string, string] => [e.eventId, e.claimGroup]))) }),
+      await bus.consumeEvents({ durable: 'p', filterSubjects: [...TOOL_CALLED_FILTERS], handler: async (b) => void plain.push(...b.flatMap((m) => decodeToolCalledMessage(m.subject, m.data).map((e) => e.eventId))) }),
+    ];
+    const publisher = new CallEventPublisher(bus, { durability: 'outbox', outboxDir: dir, batchDelayMs: 1 });
+    expect(await publisher.close()).toBe(0);
+    for (let i = 0; i < 100 && grouped.length + plain.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await Promise.all(consumers.map((c) => c.close()));
+    await bus.close();
+    expect(grouped.sort()).toEqual([
+      ['e-0', group],
+      ['e-1', group],
+    ]);
+    expect(plain).toEqual(['e-2']);
   });
 });

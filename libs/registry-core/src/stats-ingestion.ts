@@ -16,6 +16,15 @@ import type { Bus, ConsumerLag, EventConsumer } from '@toolhub/bus';
 import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, type ToolCalled } from '@toolhub/contracts';
 import type { RegistryStore } from '@toolhub/store';
 
+/**
+ * How far back a new grouped consumer starts (at least). No registry of the version before reads
+ * grouped events, so those in the stream were counted by no one, unless a grouped consumer existed
+ * before and was deleted; then the store's claims (kept 24 h by default) refuse what it counted.
+ * So dispatchers that publish grouped before any registry of this version runs lose nothing
+ * younger than this.
+ */
+export const GROUPED_START_LOOKBACK_MS = 24 * 3_600_000;
+
 /** Options of {@link StatsIngestion.start}. */
 export interface StatsIngestionOptions {
   durable: string;
@@ -67,11 +76,10 @@ export class StatsIngestion {
     const self = new StatsIngestion(store, options);
     const { startAtUnixMs, description } = await self.startPoint();
     // Single events and the batches dispatchers publish, then grouped events (contracts'
-    // tool-called-messages.ts). A new grouped consumer starts where a new first one would: publish
-    // grouped only once the registries run this version (apps/dispatcher README).
-    for (const [durable, filters] of [
-      [options.durable, TOOL_CALLED_FILTERS],
-      [`${options.durable}-grouped`, TOOL_CALLED_GROUPED_FILTERS],
+    // tool-called-messages.ts), the latter from at least GROUPED_START_LOOKBACK_MS back.
+    for (const [durable, filters, from] of [
+      [options.durable, TOOL_CALLED_FILTERS, startAtUnixMs],
+      [`${options.durable}-grouped`, TOOL_CALLED_GROUPED_FILTERS, Math.min(startAtUnixMs, Date.now() - GROUPED_START_LOOKBACK_MS)],
     ] as const) {
       try {
         const consumer = await bus.consumeEvents({
@@ -79,7 +87,7 @@ export class StatsIngestion {
           filterSubjects: [...filters],
           maxBatch: options.maxBatch,
           lingerMs: options.lingerMs ?? 0,
-          startAtUnixMs,
+          startAtUnixMs: from,
           // Resolving acknowledges the batch: only after the store has written it. Throwing leaves it
           // for redelivery; the store counts each event id once, so redelivery never double-counts.
           handler: (batch) => self.serially(() => self.record(self.decode(batch))),
@@ -87,7 +95,8 @@ export class StatsIngestion {
         self.consumers.push(consumer);
         if (consumer.created) {
           if (durable === options.durable) self.start = description;
-          options.log.info({ consumer: durable, start: description }, 'statistics consumer created');
+          const start = durable === options.durable ? description : from > 0 ? `from ${new Date(from).toISOString()}` : 'stream start (full replay)';
+          options.log.info({ consumer: durable, start }, 'statistics consumer created');
         }
       } catch (err) {
         await self.close();
