@@ -77,6 +77,8 @@ export interface ChaosStack {
   nats: NatsServerHandle;
   redis: ServerHandle & { restart(): Promise<void> };
   mongo: DatabaseHandle;
+  /** The registry's database on `mongo`. */
+  registryDatabase: string;
   registry: AppHandle;
   adapters: [AppHandle, AppHandle];
   mcp: AppHandle | undefined;
@@ -197,6 +199,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     nats,
     redis,
     mongo: database,
+    registryDatabase: `chaos_${run}`,
     registry,
     adapters,
     mcp,

@@ -19,6 +19,7 @@ import {
   type SearchToolsRequest,
   type SearchToolsResponse,
   ToolCalled,
+  toolCalledMessage,
   type ToolStats,
 } from '@toolhub/contracts';
 import { freePort, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
@@ -190,12 +191,12 @@ export function adminClient(address: string): AdminClient {
  * the calls counted for `toolIds` at that moment. A registry with a new durable consumer first
  * replays the whole event stream — with shared services (NATS_URL) it holds earlier runs' events,
  * for the same tool ids — so exact counts are deltas from this baseline. It publishes a marker
- * event and waits for its statistics: the consumer keeps stream order, so every earlier event is
- * counted by then.
+ * event on each of the registry's two consumers (ungrouped, and grouped with a claim group) and
+ * waits for their statistics: a consumer keeps stream order, so every earlier event is counted by then.
  */
 export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds: readonly string[], timeoutMs = 60_000): Promise<Map<string, ToolStats | undefined>> {
   const bus = await NatsBus.connect({ servers: natsUrl, name: 'e2e-stats-baseline' });
-  const marker: ToolCalled = {
+  const marker = (): ToolCalled => ({
     eventId: randomUUID(),
     toolId: `e2e:marker_${randomUUID().replace(/-/g, '')}`,
     provider: 'e2e',
@@ -209,14 +210,20 @@ export async function statsBaseline(natsUrl: string, admin: AdminClient, toolIds
     timestampUnixMs: Date.now(),
     searchId: '',
     claimGroup: '',
-  };
-  marker.name = marker.toolId.slice('e2e:'.length);
+  });
+  const single = marker();
+  const grouped = { ...marker(), claimGroup: `${Date.now()}-e2e-${randomUUID().slice(0, 8)}` };
+  for (const m of [single, grouped]) m.name = m.toolId.slice('e2e:'.length);
   try {
-    await bus.publishEvent(eventSubject('tool.called', 'e2e'), ToolCalled.encode(marker).finish(), { msgId: marker.eventId });
+    await bus.publishEvent(eventSubject('tool.called', 'e2e'), ToolCalled.encode(single).finish(), { msgId: single.eventId });
+    const message = toolCalledMessage('e2e', [{ eventId: grouped.eventId, data: ToolCalled.encode(grouped).finish() }], { grouped: true });
+    await bus.publishEvent(message.subject, message.data, { msgId: message.msgId });
   } finally {
     await bus.close();
   }
-  await waitFor(() => admin.getToolStats(marker.toolId), { timeoutMs, intervalMs: 100, message: 'the registry to catch up with the event stream' });
+  for (const m of [single, grouped]) {
+    await waitFor(() => admin.getToolStats(m.toolId), { timeoutMs, intervalMs: 100, message: 'the registry to catch up with the event stream' });
+  }
   return new Map(await Promise.all(toolIds.map(async (id) => [id, await admin.getToolStats(id)] as const)));
 }
 
