@@ -59,6 +59,8 @@ const TRICKLE_RATE = Number(arg('trickle-rate', '500'));
 const TRICKLE_SECONDS = Number(arg('trickle-seconds', '10'));
 /** Events per published message (event-messages.ts); 1 = one message per event. */
 const EVENTS_PER_MESSAGE = Number(arg('events-per-message', '1'));
+/** Stamp each message's events with a claim group and publish them grouped (event-messages.ts). */
+const CLAIM_GROUPS = process.argv.includes('--claim-groups');
 /** Registry `statsBatch` (events per store write); unset = the registry's default. */
 const STATS_BATCH = process.argv.includes('--stats-batch') ? Number(arg('stats-batch', '0')) : undefined;
 const STATS_LINGER_MS = process.argv.includes('--stats-linger-ms') ? Number(arg('stats-linger-ms', '0')) : undefined;
@@ -90,7 +92,7 @@ interface OpenStore {
 /** Publishes `count` events at the trickle rate from a child process (trickle-publisher.ts). */
 async function publishFromChild(natsUrl: string, count: number, run: string): Promise<{ publishSeconds: number; cpuMs: number }> {
   const script = join(__dirname, 'trickle-publisher.js');
-  const { stdout } = await execFileAsync(process.execPath, [script, '--nats', natsUrl, '--tools', String(TOOLS), '--count', String(count), '--rate', String(TRICKLE_RATE), '--run', run, '--events-per-message', String(EVENTS_PER_MESSAGE)], { maxBuffer: 1 << 20 });
+  const { stdout } = await execFileAsync(process.execPath, [script, '--nats', natsUrl, '--tools', String(TOOLS), '--count', String(count), '--rate', String(TRICKLE_RATE), '--run', run, '--events-per-message', String(EVENTS_PER_MESSAGE), ...(CLAIM_GROUPS ? ['--claim-groups'] : [])], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { publishSeconds: number; cpuMs: number };
 }
 
@@ -118,7 +120,7 @@ async function openStore(backend: Backend): Promise<OpenStore> {
 }
 
 async function publishAll(bus: NatsBus, events: readonly ToolCalled[]): Promise<void> {
-  for (let i = 0; i < events.length; i += PUBLISH_WINDOW * EVENTS_PER_MESSAGE) await publishEvents(bus, events.slice(i, i + PUBLISH_WINDOW * EVENTS_PER_MESSAGE), EVENTS_PER_MESSAGE);
+  for (let i = 0; i < events.length; i += PUBLISH_WINDOW * EVENTS_PER_MESSAGE) await publishEvents(bus, events.slice(i, i + PUBLISH_WINDOW * EVENTS_PER_MESSAGE), EVENTS_PER_MESSAGE, { claimGroups: CLAIM_GROUPS });
 }
 
 async function waitUntil(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -384,7 +386,7 @@ async function main(): Promise<void> {
   }
 
   const targets = { ingestionEventsPerSecond: 5000, searchP99Ms: 5 };
-  const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', statsLingerMs: STATS_LINGER_MS ?? 'registry default', statsFlushMs: STATS_FLUSH_MS, eventsPerMessage: EVENTS_PER_MESSAGE, date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
+  const result = { benchmark: 'registry', statsBatch: STATS_BATCH ?? 'registry default', statsLingerMs: STATS_LINGER_MS ?? 'registry default', statsFlushMs: STATS_FLUSH_MS, eventsPerMessage: EVENTS_PER_MESSAGE, claimGroups: CLAIM_GROUPS, date: new Date().toISOString(), machine: { ...machine, loadavgAtEnd: loadavg().map((x) => round(x, 2)) }, targets, ingestion: ingestionResults, search: searchResult };
 
   const call = callCpuReference();
   const out: string[] = [];

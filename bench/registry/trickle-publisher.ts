@@ -5,7 +5,7 @@
  * Publishes the same events `registry.bench.ts` builds (`callEvents`, seeded) at a steady rate and
  * prints `{"publishSeconds": s, "cpuMs": ms}` on stdout.
  *
- *   node dist/bench/registry/trickle-publisher.js --nats <url> --tools 500 --count 30000 --rate 500 --run <id> [--events-per-message 1]
+ *   node dist/bench/registry/trickle-publisher.js --nats <url> --tools 500 --count 30000 --rate 500 --run <id> [--events-per-message 1] [--claim-groups]
  */
 import { NatsBus } from '@toolhub/bus';
 import type { ToolCalled } from '@toolhub/contracts';
@@ -15,11 +15,11 @@ import { callEvents, loadCatalog } from './data';
 import { publishEvents } from './event-messages';
 
 /** Publishes `events` at `perSecond`, in 10 ms ticks (each tick waits for the stream's acks). */
-async function publishPaced(bus: NatsBus, events: readonly ToolCalled[], perSecond: number, perMessage: number): Promise<void> {
+async function publishPaced(bus: NatsBus, events: readonly ToolCalled[], perSecond: number, perMessage: number, claimGroups: boolean): Promise<void> {
   const perTick = Math.max(1, Math.round(perSecond / 100));
   const start = Date.now();
   for (let i = 0, tick = 0; i < events.length; i += perTick, tick++) {
-    await publishEvents(bus, events.slice(i, i + perTick), perMessage);
+    await publishEvents(bus, events.slice(i, i + perTick), perMessage, { claimGroups });
     const wait = start + (tick + 1) * 10 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const bus = await NatsBus.connect({ servers: url, name: 'bench-dispatcher' });
   const cpu0 = process.cpuUsage();
   const started = Date.now();
-  await publishPaced(bus, events, rate, Number(arg('events-per-message', '1')));
+  await publishPaced(bus, events, rate, Number(arg('events-per-message', '1')), process.argv.includes('--claim-groups'));
   const publishSeconds = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   await bus.close();
