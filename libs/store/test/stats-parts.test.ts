@@ -190,18 +190,30 @@ describe('stored call batches (packing)', () => {
     expect(unpackBatch(stored)).toEqual(untimed);
   });
 
-  it('keeps grouped records under `grouped`, not `events` (which the version before reads), with their group', () => {
+  it('keeps grouped records under `grouped`, not `events` (which the version before reads), tools and groups listed once', () => {
     const mixed = {
       _id: 'batch3',
       at: 5,
       events: [
         { id: 'g-1', t: 'local:x', ok: true, c: '', l: 1, ts: 5, fb: false, g: '5-d1-1' },
         { id: 'n-1', t: 'local:x', ok: false, c: 'timeout', l: 2, ts: 5, fb: true, u: true as const },
+        { id: 'g-2', t: 'mcp:y', ok: true, c: '', l: 3, ts: 9, fb: false, g: '4-d1-2' },
+        { id: 'g-3', t: 'local:x', ok: false, c: 'tool_error', l: 4, ts: 4, fb: false, g: '5-d1-1' },
       ],
     };
     const stored = packBatch(mixed);
     expect(stored).not.toHaveProperty('events');
-    expect(stored.grouped).toBe('[["g-1","local:x",1,"",1,5,0,0,"5-d1-1"],["n-1","local:x",0,"timeout",2,5,1,1,0]]');
+    expect(JSON.parse(stored.grouped!)).toEqual({
+      base: 4,
+      tools: ['local:x', 'mcp:y'],
+      groups: ['5-d1-1', '4-d1-2'],
+      r: [
+        ['g-1', 0, 1, '', 1, 1, 0],
+        ['n-1', 0, 6, 'timeout', 2, 1, -1],
+        ['g-2', 1, 1, '', 3, 5, 1],
+        ['g-3', 0, 0, 'tool_error', 4, 0, 0],
+      ],
+    });
     expect(unpackBatch(stored)).toEqual(mixed);
   });
 

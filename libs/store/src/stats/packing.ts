@@ -47,35 +47,79 @@ export function packedStatsCollection(raw: DocCollection<StoredStatsDoc>): DocCo
 /**
  * A call batch as stored: its records as `[[id, t, ok, c, l, ts, fb], ...]` JSON text, with an
  * eighth element 1 for an event without a timestamp (`u`), in `events`. A batch holding records of
- * a claim group keeps them in `grouped` instead, each with a ninth element, the group (or 0): the
- * version before reads `events` only and fails on such a batch before it claims anything, so it
- * never counts grouped records by event id.
+ * a claim group keeps them in `grouped` instead ({@link GroupedRecords}): the version before reads
+ * `events` only and fails on such a batch before it claims anything, so it never counts grouped
+ * records by event id.
  */
 export type StoredBatchDoc = Omit<BatchDoc, 'events'> & { events?: string | CallRecord[]; grouped?: string } & BaseDoc;
 
-type PackedRecord = [string, string, number, string, number, number, number, number?, (string | 0)?];
+/**
+ * `grouped` as JSON: tool ids and claim groups listed once (a group is shared by ~16 records),
+ * times from the earliest. A record is `[id, tool, flags, class, latency, ts - base, group]`: tool
+ * and group are indexes (group -1: none), flags are ok 1, fallback 2, untimed 4. Small matters:
+ * FerretDB decodes every stored batch whole whenever the recorder asks which are still stored.
+ */
+interface GroupedRecords {
+  base: number;
+  tools: string[];
+  groups: string[];
+  r: Array<[string, number, number, string, number, number, number]>;
+}
+
+type PackedRecord = [string, string, number, string, number, number, number, number?];
+
+/** The index of `value` in `list`, appending it the first time. */
+function indexIn(index: Map<string, number>, list: string[], value: string): number {
+  let i = index.get(value);
+  if (i === undefined) {
+    i = list.length;
+    list.push(value);
+    index.set(value, i);
+  }
+  return i;
+}
+
+function packGrouped(events: readonly CallRecord[]): string {
+  const packed: GroupedRecords = { base: events.reduce((min, r) => Math.min(min, r.ts), Number.POSITIVE_INFINITY), tools: [], groups: [], r: [] };
+  const tools = new Map<string, number>();
+  const groups = new Map<string, number>();
+  for (const r of events) {
+    const flags = (r.ok ? 1 : 0) | (r.fb ? 2 : 0) | (r.u ? 4 : 0);
+    packed.r.push([r.id, indexIn(tools, packed.tools, r.t), flags, r.c, r.l, r.ts - packed.base, r.g === undefined ? -1 : indexIn(groups, packed.groups, r.g)]);
+  }
+  return JSON.stringify(packed);
+}
+
+function unpackGrouped(text: string): CallRecord[] {
+  const packed = JSON.parse(text) as GroupedRecords;
+  return packed.r.map(([id, t, flags, c, l, ts, g]) => {
+    const record: CallRecord = { id, t: packed.tools[t]!, ok: (flags & 1) !== 0, c, l, ts: packed.base + ts, fb: (flags & 2) !== 0 };
+    if (flags & 4) record.u = true;
+    if (g >= 0) record.g = packed.groups[g]!;
+    return record;
+  });
+}
 
 /** The batch with its records as JSON text (ok and fb as 1/0). */
 export function packBatch(doc: BatchDoc): StoredBatchDoc {
   const { events, ...rest } = doc;
-  if (!events.some((r) => r.g !== undefined)) {
-    return { ...rest, events: JSON.stringify(events.map((r) => (r.u ? [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, 1] : [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0]))) };
-  }
-  return { ...rest, grouped: JSON.stringify(events.map((r) => [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, r.u ? 1 : 0, r.g ?? 0])) };
+  if (events.some((r) => r.g !== undefined)) return { ...rest, grouped: packGrouped(events) };
+  return { ...rest, events: JSON.stringify(events.map((r) => (r.u ? [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0, 1] : [r.id, r.t, r.ok ? 1 : 0, r.c, r.l, r.ts, r.fb ? 1 : 0]))) };
 }
 
 /** The batch as the recorder uses it; a projection without `events` and `grouped` stays without. */
 export function unpackBatch(stored: StoredBatchDoc): BatchDoc {
-  const text = typeof stored.grouped === 'string' ? stored.grouped : typeof stored.events === 'string' ? stored.events : undefined;
-  if (text === undefined) return stored as BatchDoc;
-  const events = (JSON.parse(text) as PackedRecord[]).map(([id, t, ok, c, l, ts, fb, u, g]) => {
+  if (typeof stored.grouped === 'string') {
+    const { grouped, ...rest } = stored;
+    return { ...rest, events: unpackGrouped(grouped) } as BatchDoc;
+  }
+  if (typeof stored.events !== 'string') return stored as BatchDoc;
+  const events = (JSON.parse(stored.events) as PackedRecord[]).map(([id, t, ok, c, l, ts, fb, u]) => {
     const record: CallRecord = { id, t, ok: ok === 1, c, l, ts, fb: fb === 1 };
     if (u === 1) record.u = true;
-    if (typeof g === 'string') record.g = g;
     return record;
   });
-  const { grouped: _grouped, ...rest } = stored;
-  return { ...rest, events } as BatchDoc;
+  return { ...stored, events };
 }
 
 /** `raw` seen as a collection of unpacked call batches. */
