@@ -5,7 +5,7 @@
  *   (`Nats-Msg-Id` = a hash of their ids);
  * - a `ToolCalledBatch` of one or more events stamped with a claim group (`ToolCalled.claim_group`)
  *   on `tool.called.grouped.<provider>` (`Nats-Msg-Id` = `group-` and a hash of their ids).
- *   Consumers may count a group's events with one claim (docs/message-claims.md), so the group is
+ *   Consumers may count a group's events with one claim (docs/claim-groups.md), so the group is
  *   honoured on this subject only: {@link decodeToolCalledMessage} clears it on the others, where
  *   registries of the version before count each event by its id.
  * Batches cut what the stream stores, delivers and acknowledges per event; consumers count each

@@ -19,7 +19,7 @@
  * outbox append): the provider's open group, closed after `eventsPerMessage` events or when the
  * pending events are taken for publishing, so a message is one group. Stamped events go on
  * `tool.called.grouped.<provider>`, where a registry claims a group's events with one document
- * instead of one each (docs/message-claims.md). Every copy keeps the stamp (a retry, an outbox
+ * instead of one each (docs/claim-groups.md). Every copy keeps the stamp (a retry, an outbox
  * replay however it regroups), and a replayed event goes grouped exactly when it is stamped.
  */
 import { randomBytes } from 'node:crypto';

@@ -47,7 +47,7 @@ export interface CallRecord {
   u?: true;
   /**
    * Its claim group (well-formed, see {@link claimGroupTime}): where the ledger supports it, the
-   * group's events are claimed together (docs/message-claims.md). Absent: claimed by event id.
+   * group's events are claimed together (docs/claim-groups.md). Absent: claimed by event id.
    */
   g?: string;
 }

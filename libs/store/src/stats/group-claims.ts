@@ -1,5 +1,5 @@
 /**
- * Claims of a claim group's events (docs/message-claims.md): one document per group instead of one
+ * Claims of a claim group's events (docs/claim-groups.md): one document per group instead of one
  * per event, exact however the group's events are split over messages, batches and deliveries.
  *
  * A group's claims are an append-only chain of links `<group>#1`, `<group>#2`, ...; a link is
