@@ -3,47 +3,24 @@
  * FerretDB 1.24 on PostgreSQL): pruning at a scale FerretDB refused before, claims of the previous
  * version honoured, events delivered late, two writers on one database.
  */
-import { randomBytes } from 'node:crypto';
+import type { Db } from 'mongodb';
 
-import { mongoUrl } from '@toolhub/test-harness';
-import { type Db, MongoClient } from 'mongodb';
-
-import { MongoRegistryStore, type RegistryStore } from '../src/index';
+import type { RegistryStore } from '../src/index';
 import { packBatch } from '../src/stats/packing';
 import { CLAIM_SLOT_MS, LEGACY_ROLLOUT_MS } from '../src/stats/slotted-claims';
 import { FakeClock, called, calls } from '../src/testing';
+import { scratchDatabase } from './support/scratch-database';
 
 const HOUR = 3_600_000;
-let url: string;
-let admin: MongoClient;
+const scratch = scratchDatabase('toolhub_claims_test');
 let db: Db;
-let dbName: string;
-const opened: RegistryStore[] = [];
-
-beforeAll(async () => {
-  url = await mongoUrl();
-  admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-  await admin.connect();
-}, 120_000);
 
 beforeEach(() => {
-  dbName = `toolhub_claims_test_${randomBytes(4).toString('hex')}`;
-  db = admin.db(dbName);
+  db = scratch.db();
 });
 
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-  await db.dropDatabase();
-});
-
-afterAll(async () => {
-  await admin?.close();
-});
-
-async function open(clock: FakeClock, dedupWindowMs = HOUR): Promise<RegistryStore> {
-  const store = await MongoRegistryStore.connect({ url, dbName, clock: clock.read, dedupWindowMs });
-  opened.push(store);
-  return store;
+function open(clock: FakeClock, dedupWindowMs = HOUR): Promise<RegistryStore> {
+  return scratch.open({ clock: clock.read, dedupWindowMs });
 }
 
 /** Claim documents in every claims collection. */

@@ -4,47 +4,24 @@
  * and counted exactly once however the group arrives — whole, split, redelivered, by two stores at
  * once, or left half-done by a crash.
  */
-import { randomBytes } from 'node:crypto';
-
 import type { ToolCalled } from '@toolhub/contracts';
-import { mongoUrl } from '@toolhub/test-harness';
-import { type Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
 
-import { MongoRegistryStore, type RegistryStore } from '../src/index';
+import type { MongoRegistryStoreOptions, RegistryStore } from '../src/index';
 import { CLAIM_SLOT_MS } from '../src/stats/slotted-claims';
 import { FakeClock, called } from '../src/testing';
+import { scratchDatabase } from './support/scratch-database';
 
 const HOUR = 3_600_000;
-let url: string;
-let admin: MongoClient;
+const scratch = scratchDatabase('toolhub_groups_test');
 let db: Db;
-let dbName: string;
-const opened: RegistryStore[] = [];
-
-beforeAll(async () => {
-  url = await mongoUrl();
-  admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-  await admin.connect();
-}, 120_000);
 
 beforeEach(() => {
-  dbName = `toolhub_groups_test_${randomBytes(4).toString('hex')}`;
-  db = admin.db(dbName);
+  db = scratch.db();
 });
 
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-  await db.dropDatabase();
-});
-
-afterAll(async () => {
-  await admin?.close();
-});
-
-async function open(clock: FakeClock, extra: Partial<Parameters<typeof MongoRegistryStore.connect>[0]> = {}): Promise<RegistryStore> {
-  const store = await MongoRegistryStore.connect({ url, dbName, clock: clock.read, dedupWindowMs: HOUR, ...extra });
-  opened.push(store);
-  return store;
+function open(clock: FakeClock, extra: Partial<MongoRegistryStoreOptions> = {}): Promise<RegistryStore> {
+  return scratch.open({ clock: clock.read, dedupWindowMs: HOUR, ...extra });
 }
 
 /** `count` events of group `group` (time `at`), ids `<group>/<i>`, over two tools. */
