@@ -93,9 +93,9 @@ describe('MongoRegistryStore claim groups', () => {
     const g = `${clock.now}-d3-1`;
     const crashing = await open(clock, { failAt: 'claims-written' });
     await expect(crashing.recordCalls(grouped(g, 10, clock.now))).rejects.toThrow(/Injected failure at claims-written/);
-    // As stored: the records in `grouped`, no `events` (what the version before reads, and fails on).
+    // As stored: the records in `grouped` (deflated), no `events` (what the version before reads, and fails on).
     const [batch] = await db.collection('call_batches').find({}).toArray();
-    expect(batch).toMatchObject({ grouped: expect.any(String) });
+    expect(batch?.['grouped']).toBeDefined();
     expect(batch).not.toHaveProperty('events');
 
     const next = await open(clock);
