@@ -47,7 +47,7 @@ export const dispatcherConfig = defineConfig({
   },
   eventsPerMessage: {
     env: 'TOOLHUB_EVENTS_PER_MESSAGE',
-    schema: z.coerce.number().int().min(1).max(1024).default(16),
+    schema: z.coerce.number().int().min(1).max(1024).default(64),
     description: 'Most tool.called events of one provider published as one JetStream message (tool.called.batch.<provider>); 1 = one message per event, which registries older than 2026-11-27 need to count them',
   },
   claimGroups: {

@@ -32,7 +32,7 @@ export function registerRegistryMetrics(registry: Registry, core: RegistryCore):
   });
   new Gauge({
     name: 'toolhub_registry_consumer_lag_events',
-    help: 'tool.called messages in JetStream not counted yet (the statistics consumer lag; a message holds one event or a dispatcher\'s batch of up to 16 by default)',
+    help: 'tool.called messages in JetStream not counted yet (the statistics consumer lag; a message holds one event or a dispatcher\'s batch of up to 64 by default)',
     registers,
     async collect() {
       this.set((await status()).statsLagEvents);

@@ -68,17 +68,18 @@ export interface RegistryOptions {
   statsConsumer?: string;
   /**
    * Most `tool.called` messages handed to one `store.recordCalls`. A message holds one event or a
-   * dispatcher's batch (up to 16 by default), so a call may get up to 16 times as many events; the
-   * store splits them into stored batches of `maxBatchEvents`, and the consumer's in-progress
-   * acknowledgements keep a long write from redelivery for up to 10 × the ack wait. The default
-   * matches the store's `maxBatchEvents` (5000), so each call is one stored batch: its fixed cost and the write of each
-   * tool's statistics are shared by all its events — with 500 Zipf-distributed tools a batch of
-   * 5,000 writes ~470 statistics documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL,
-   * bench/registry: ~1,900 → 5,700–7,900 events/s). A batch must be written well within the
+   * dispatcher's batch (up to 64 by default), so a call gets up to 64 times as many events: at most
+   * 80,000 (~12 MB raw) with the defaults. The store splits them into stored batches of
+   * `maxBatchEvents` (5,000), each sharing its fixed cost and the write of each tool's statistics
+   * among its events — with 500 Zipf-distributed tools a batch of 5,000 writes ~470 statistics
+   * documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL, bench/registry: ~1,900 →
+   * 5,700–7,900 events/s) — and the consumer's in-progress acknowledgements keep a long write from
+   * redelivery for up to 10 × the ack wait. Each stored batch must be written well within the
    * consumer's 30 s ack wait, past which JetStream redelivers it while it is still being written
    * (counted once all the same, but written twice): 5,000 events take ~1 s on FerretDB/PostgreSQL,
-   * an estimated 20–30 s on FerretDB's SQLite handler — lower this there.
-   * @default 5000
+   * an estimated 20–30 s on FerretDB's SQLite handler — lower `maxBatchEvents` there. (5,000 until
+   * 2026-11-27 15:00, when dispatchers sent up to 16 events per message.)
+   * @default 1250
    */
   statsBatch?: number;
   /**
@@ -161,7 +162,7 @@ export class Registry {
       bus,
       store,
       new ToolSearchIndex(),
-      { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 5000, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
+      { statsConsumer: options.statsConsumer ?? 'registry-stats', statsBatch: options.statsBatch ?? 1250, statsStartWindowMs: options.statsStartWindowMs ?? 3_600_000, statsLingerMs: options.statsLingerMs ?? 500 },
       options.logger,
       options.catalogSync,
       options.search,
