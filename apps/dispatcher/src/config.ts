@@ -50,6 +50,11 @@ export const dispatcherConfig = defineConfig({
     schema: z.coerce.number().int().min(1).max(1024).default(64),
     description: 'Most tool.called events of one provider published as one JetStream message (tool.called.batch.<provider>); 1 = one message per event, which registries older than 2026-11-27 need to count them',
   },
+  adapterRequestsPerTurn: {
+    env: 'TOOLHUB_ADAPTER_REQUESTS_PER_TURN',
+    schema: z.coerce.number().int().min(0).max(1024).default(8),
+    description: 'Adapter requests sent per event-loop turn; more wait for the next turns, this many at a time, so adapters start on the first while the dispatcher handles the rest (0 = all at once)',
+  },
   claimGroups: {
     env: 'TOOLHUB_CLAIM_GROUPS',
     schema: zBoolean().default(false),

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       eventsPerMessage: config.eventsPerMessage,
       claimGroups: config.claimGroups,
+      adapterRequestsPerTurn: config.adapterRequestsPerTurn,
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },

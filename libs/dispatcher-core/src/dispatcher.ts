@@ -52,6 +52,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AdmissionGate } from './admission';
 import { checkArgumentDepth } from './arguments';
 import { CallEventPublisher } from './call-events';
+import { RequestPacer } from './request-pacer';
 import { InflightTracker } from './inflight';
 import { CallerLimiter } from './limits';
 import { pageOfListing } from './list-pages';
@@ -96,6 +97,8 @@ export class Dispatcher {
   readonly callEvents: CallEventPublisher;
   readonly metadata: MetadataCache;
   private readonly client: AdapterClient;
+  /** Adapter requests per event-loop turn (`adapterRequestsPerTurn`). */
+  private readonly pacer: RequestPacer;
   private readonly registry: RegistryClient;
   private readonly limiter: CallerLimiter;
   /** Global concurrency and queue limit of runs. */
@@ -116,6 +119,7 @@ export class Dispatcher {
     this.options = options;
     this.log = deps.logger ?? silent;
     this.client = new AdapterClient(bus);
+    this.pacer = new RequestPacer(options.adapterRequestsPerTurn);
     this.registry = new RegistryClient(bus);
     this.callEvents = new CallEventPublisher(bus, {
       durability: options.eventDurability,
@@ -517,6 +521,8 @@ export class Dispatcher {
   }
 
   private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
+    const paced = this.pacer.turn();
+    if (paced) await paced;
     const tracked = this.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
     // server or HTTP API), and stop waiting for its answer.

@@ -40,7 +40,7 @@ export interface DispatcherOptions {
   /**
    * Most `tool.called` events of one provider published as one message (`CallEventsOptions.eventsPerMessage`);
    * 1 = one message per event, as registries older than 2026-11-27 read them. Checked by the
-   * publisher (1 to `MAX_EVENTS_PER_MESSAGE`). @default 16
+   * publisher (1 to `MAX_EVENTS_PER_MESSAGE`). @default 64
    */
   eventsPerMessage?: number;
   /**
@@ -49,6 +49,13 @@ export interface DispatcherOptions {
    * group's events with one document. Turn on once the registries run 2026-11-27 or later. @default false
    */
   claimGroups?: boolean;
+  /**
+   * Adapter requests sent per event-loop turn; more wait for the next turns, this many at a time
+   * (`RequestPacer`). One read of the gRPC edge can hold dozens of calls: sent in slices, the
+   * adapter starts on the first while the dispatcher handles the rest. 0 = all at once (one
+   * process, where nothing runs beside the dispatcher). @default 0
+   */
+  adapterRequestsPerTurn?: number;
   /**
    * How often the replicas holding in-flight runs are asked whether they are still there. A
    * replica whose NATS connection is gone answers "no responders" at once, so its runs fail within
@@ -96,6 +103,7 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     outboxDir: options.outboxDir ?? '',
     eventsPerMessage: options.eventsPerMessage ?? DEFAULT_EVENTS_PER_MESSAGE,
     claimGroups: options.claimGroups ?? false,
+    adapterRequestsPerTurn: options.adapterRequestsPerTurn ?? 0,
     replicaProbeMs: options.replicaProbeMs ?? 500,
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 50,
