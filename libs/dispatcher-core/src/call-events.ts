@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import type { Bus } from '@toolhub/bus';
 import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 
-import { EventJournal, type JournalTicket, type RecoveredEvents } from './event-journal';
+import { claimOrphans, EventJournal, type JournalTicket, type OutboxDamage, OutboxWriteError, type RecoveredEvents } from './event-journal';
 
 /** How durable a call's event is when the agent gets the reply. */
 export type EventDurability = 'outbox' | 'ack' | 'memory';
@@ -70,8 +70,23 @@ export interface CallEventsOptions {
   /** Longest hold of an event by `holdWhile`. @default 2000 */
   maxHoldMs?: number;
   onError?: (err: unknown) => void;
-  /** Events recovered from a dead dispatcher's outbox at start. */
-  onRecovered?: (events: number, from: string) => void;
+  /** Events recovered from a dead dispatcher's outbox (at start and by the periodic scan), and what was damaged there. */
+  onRecovered?: (events: number, from: string, damage: readonly OutboxDamage[]) => void;
+  /**
+   * The outbox could not be written (full disk, I/O error: `healthy` false, with the reason) or can
+   * be again; called on each change only. Meanwhile events are kept in memory (up to `maxPending`)
+   * and published as usual: the calls' answers do not change.
+   */
+  onOutboxState?: (state: OutboxState) => void;
+  /** How often directories of dead dispatchers are looked for and their events taken over (0: only at start). @default 5000 */
+  orphanScanMs?: number;
+}
+
+/** Whether the outbox takes appends; see {@link CallEventsOptions.onOutboxState}. */
+export interface OutboxState {
+  readonly healthy: boolean;
+  /** Why not, when not. */
+  readonly detail: string;
 }
 
 interface Pending {
@@ -129,8 +144,16 @@ export class CallEventPublisher {
   private readonly baseDelayMs: number;
   private readonly batchDelayMs: number;
   private readonly eventsPerMessage: number;
-  private readonly journal: EventJournal | undefined;
+  private journal: EventJournal | undefined;
   readonly durability: EventDurability;
+  private outbox: OutboxState = { healthy: true, detail: '' };
+  private orphanTimer: NodeJS.Timeout | undefined;
+  /** Appends to the outbox that failed (the events were kept in memory instead). */
+  outboxWriteFailures = 0;
+  /** Damaged outbox segments found on recovery (torn tails, corrupt bytes, unreadable files). */
+  outboxDamaged = 0;
+  /** Recovered records that were not events (damage the checksum did not catch, or an older format's garbage). */
+  undecodable = 0;
   private delayMs: number;
   private timer: NodeJS.Timeout | undefined;
   private scheduled: NodeJS.Timeout | undefined;
@@ -163,9 +186,59 @@ export class CallEventPublisher {
     this.durability = options.durability ?? 'memory';
     if (this.durability === 'outbox') {
       if (!options.outboxDir) throw new Error('CallEventPublisher: durability "outbox" needs outboxDir');
-      const { journal, recovered } = EventJournal.open({ dir: options.outboxDir, fsync: options.outboxFsync });
+      this.openJournal();
+      const scanMs = options.orphanScanMs ?? 5000;
+      if (scanMs > 0) {
+        // A dispatcher that died after this one started (a fast restart beside it, a sibling on
+        // the same volume) leaves its events to whichever looks next, not only to the next start.
+        this.orphanTimer = setInterval(() => this.scanOutbox(), scanMs);
+        this.orphanTimer.unref();
+      }
+    }
+  }
+
+  /** Whether the outbox takes appends (always true without one). */
+  get outboxState(): OutboxState {
+    return this.outbox;
+  }
+
+  /** Opens this process's outbox and takes over dead owners' events; a disk that refuses leaves the outbox off for now (retried by the scan). */
+  private openJournal(): void {
+    try {
+      const { journal, recovered } = EventJournal.open({ dir: this.options.outboxDir!, fsync: this.options.outboxFsync });
       this.journal = journal;
+      this.setOutbox({ healthy: true, detail: '' });
       for (const source of recovered) this.requeue(source);
+    } catch (err) {
+      this.setOutbox({ healthy: false, detail: `cannot open the event outbox in ${this.options.outboxDir}: ${(err as Error).message}` });
+    }
+  }
+
+  /** Periodic: opens the outbox if it could not be opened, and takes over dead dispatchers' directories. */
+  private scanOutbox(): void {
+    if (this.closed) return;
+    if (!this.journal) return this.openJournal();
+    for (const source of claimOrphans(this.options.outboxDir!)) this.requeue(source);
+  }
+
+  private setOutbox(state: OutboxState): void {
+    if (state.healthy === this.outbox.healthy) return;
+    this.outbox = state;
+    this.options.onOutboxState?.(state);
+  }
+
+  /** Appends to the outbox; on failure the event stays in memory only, and the call goes on as if stored. */
+  private append(data: Uint8Array): JournalTicket | undefined {
+    if (!this.journal) return undefined;
+    try {
+      const ticket = this.journal.append(data);
+      if (!this.outbox.healthy) this.setOutbox({ healthy: true, detail: '' });
+      return ticket;
+    } catch (err) {
+      this.outboxWriteFailures++;
+      const detail = err instanceof OutboxWriteError ? `${err.code}: ${err.message}` : (err as Error).message;
+      this.setOutbox({ healthy: false, detail: `event outbox not writable (${detail}); keeping events in memory (up to ${this.maxPending}) and publishing them directly` });
+      return undefined;
     }
   }
 
@@ -190,7 +263,7 @@ export class CallEventPublisher {
     if (this.closed) return undefined;
     if (this.options.claimGroups && !event.claimGroup) event.claimGroup = this.groupFor(event.provider);
     const data = ToolCalled.encode(event).finish();
-    const ticket = this.journal?.append(data);
+    const ticket = this.append(data);
     let wait: Promise<void> | undefined;
     let stored: ((ok: boolean) => void) | undefined;
     if (this.durability === 'ack') {
@@ -247,17 +320,27 @@ export class CallEventPublisher {
   }
 
   private requeue(source: RecoveredEvents): void {
-    const batch: RecoveredBatch = { left: source.records.length, source };
+    this.outboxDamaged += source.damage.length;
+    const events: Array<{ event: ToolCalled; data: Uint8Array }> = [];
+    for (const data of source.records) {
+      try {
+        const event = ToolCalled.decode(data);
+        if (!event.eventId || !event.provider) throw new Error('not a tool.called event');
+        events.push({ event, data });
+      } catch {
+        this.undecodable++;
+      }
+    }
+    this.options.onRecovered?.(events.length, source.from, source.damage);
+    const batch: RecoveredBatch = { left: events.length, source };
     if (batch.left === 0) {
       source.settle();
       return;
     }
-    for (const data of source.records) {
-      const event = ToolCalled.decode(data);
+    for (const { event, data } of events) {
       this.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data, recovered: batch });
     }
-    this.recovered += source.records.length;
-    this.options.onRecovered?.(source.records.length, source.from);
+    this.recovered += events.length;
     this.schedule();
   }
 
@@ -384,6 +467,7 @@ export class CallEventPublisher {
       if (this.backlog > 0) await new Promise((r) => setTimeout(r, 50));
     }
     this.closed = true;
+    clearInterval(this.orphanTimer);
     clearTimeout(this.timer);
     clearTimeout(this.scheduled);
     for (const e of [...this.refused.flatMap((m) => m.events), ...this.pending]) e.stored?.(false);

@@ -129,7 +129,12 @@ export class Dispatcher {
       // Under overload the events wait (on disk with the outbox) until the burst has been answered.
       holdWhile: () => this.admission.overloaded,
       onError: (err) => this.log.warn({ err }, 'tool.called event not stored yet; will retry'),
-      onRecovered: (events, from) => this.log.info({ events, from }, 'publishing tool.called events a stopped dispatcher left in its outbox'),
+      onRecovered: (events, from, damage) => {
+        this.log.info({ events, from }, 'publishing tool.called events a stopped dispatcher left in its outbox');
+        for (const d of damage) this.log.warn({ ...d }, d.kind === 'torn_tail' ? 'outbox segment ended in a torn record (cut short by a crash or a full disk); dropped it' : 'damaged outbox segment: its whole records are published, the file was moved aside');
+      },
+      onOutboxState: (state) =>
+        state.healthy ? this.log.info({}, 'event outbox writable again') : this.log.error({ detail: state.detail }, 'event outbox not writable; calls go on, events kept in memory until it is'),
     });
     this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns, maxQueueWaitMs: options.maxQueueWaitMs });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);

@@ -55,9 +55,11 @@ describe('event outbox on disk', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('reads length-prefixed records and stops at a torn tail', () => {
+  it('reads segments of the first, length-prefixed format and stops at their torn tail', () => {
     const a = Buffer.from([1, 0, 0, 0, 7, 2, 0, 0, 0, 8, 9, 5, 0]);
-    expect(readSegment(a).map((r) => [...r])).toEqual([[7], [8, 9]]);
+    const read = readSegment(a);
+    expect(read.records.map((r) => [...r])).toEqual([[7], [8, 9]]);
+    expect(read).toMatchObject({ legacy: true, tornTailBytes: 2 });
   });
 
   it('publishes recovered events through the bus, each id once, and clears the outbox', async () => {

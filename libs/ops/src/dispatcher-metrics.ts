@@ -134,4 +134,31 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       this.inc(dispatcher.callEvents.dropped);
     },
   });
+  // Alert on these: the outbox disk refuses writes (events only in memory), or damage was found on recovery.
+  new Gauge({
+    name: 'toolhub_event_outbox_unwritable',
+    help: '1 while the event outbox cannot be written (full disk, I/O error); calls go on, events are kept in memory',
+    registers,
+    collect() {
+      this.set(dispatcher.callEvents.outboxState.healthy ? 0 : 1);
+    },
+  });
+  new Counter({
+    name: 'toolhub_event_outbox_write_failures_total',
+    help: 'tool.called events the outbox could not append (kept in memory and published directly instead)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(dispatcher.callEvents.outboxWriteFailures);
+    },
+  });
+  new Counter({
+    name: 'toolhub_event_outbox_damaged_segments_total',
+    help: 'outbox segments found damaged on recovery (torn tail, corrupt bytes moved aside, unreadable)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(dispatcher.callEvents.outboxDamaged);
+    },
+  });
 }
