@@ -9,7 +9,7 @@ import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import { ArgumentValidator } from '@toolhub/arguments';
 import type { Bus } from '@toolhub/bus';
 import { callerLabel, type Grants, limitKey, UNRESTRICTED_VIEW } from '@toolhub/auth';
-import { type CallContext, principalOf, tracerProviderRegistered } from '@toolhub/grpc-edge';
+import { abortedByDeadline, type CallContext, principalOf, tracerProviderRegistered } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   AdapterRunCancel,
@@ -359,7 +359,7 @@ export class Dispatcher {
     outcome: { status: string; code: ErrorCode; attempts: number; fallback: string },
   ): Promise<void> {
     let { status, code } = outcome;
-    if (Date.now() >= call.deadline) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
+    if (Date.now() >= call.deadline || abortedByDeadline(call.signal)) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
     else if (call.signal?.aborted) [status, code] = ['cancelled', ErrorCode.ERROR_CODE_UNSPECIFIED];
     const stored = this.callEvents.record({
       eventId: randomUUID(),

@@ -3,7 +3,7 @@ import { Metadata, type sendUnaryData, type ServerUnaryCall, status } from '@grp
 import { ToolHubError } from '@toolhub/contracts';
 import { EventEmitter } from 'node:events';
 
-import { type CallContext, toGrpcError, unary } from '../src';
+import { abortedByDeadline, abortReason, type CallAbortedError, type CallContext, deadlineSlackMs, toGrpcError, unary } from '../src';
 
 /** What grpc-js hands a unary handler, as far as the edge uses it; `cancel()` is grpc-js signalling the stream's close. */
 function fakeCall(request: object): ServerUnaryCall<object, object> & { cancel(): void } {
@@ -60,5 +60,40 @@ describe('toGrpcError', () => {
     expect(err.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(err.details).toBe('The dispatcher is overloaded.');
     expect(err.stack).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('why a call was aborted', () => {
+  it('takes a close near the deadline for the deadline and an earlier one for a cancellation', () => {
+    const arrived = 1_000_000;
+    // A 2 s call: the last 200 ms (10%) count as the deadline.
+    expect(abortReason(arrived, arrived + 2000, arrived + 1850).kind).toBe('deadline');
+    expect(abortReason(arrived, arrived + 2000, arrived + 2100).kind).toBe('deadline');
+    expect(abortReason(arrived, arrived + 2000, arrived + 1500).kind).toBe('cancelled');
+    // Short calls get at least 100 ms, long ones at most 1 s; no deadline: always a cancellation.
+    expect(deadlineSlackMs(arrived, arrived + 300)).toBe(100);
+    expect(deadlineSlackMs(arrived, arrived + 60_000)).toBe(1000);
+    expect(abortReason(arrived, Infinity, arrived + 10 ** 9).kind).toBe('cancelled');
+  });
+
+  it('marks the signal of a call closed at its deadline as aborted by the deadline', async () => {
+    const seen: CallContext[] = [];
+    const handler = unary('test/Slow', (_req: object, ctx) => {
+      seen.push(ctx);
+      return new Promise<object>(() => undefined);
+    });
+    const near = fakeCall({});
+    (near as unknown as { getDeadline: () => number }).getDeadline = () => Date.now() + 50;
+    const early = fakeCall({});
+    (early as unknown as { getDeadline: () => number }).getDeadline = () => Date.now() + 60_000;
+    handler(near, answered().callback);
+    handler(early, answered().callback);
+    while (seen.length < 2) await new Promise((r) => setImmediate(r));
+    near.cancel();
+    early.cancel();
+    expect(abortedByDeadline(seen[0]!.signal)).toBe(true);
+    expect(abortedByDeadline(seen[1]!.signal)).toBe(false);
+    expect(seen[1]!.signal!.aborted).toBe(true);
+    expect((seen[1]!.signal!.reason as CallAbortedError).kind).toBe('cancelled');
   });
 });
