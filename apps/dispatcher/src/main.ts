@@ -1,10 +1,10 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
-import { NatsBus } from '@toolhub/bus';
+import { connectNatsBusWithRetry } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
-import { dispatcherReadiness, registerDispatcherMetrics, startOps } from '@toolhub/ops';
+import { dispatcherReadiness, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -29,11 +29,19 @@ async function main(): Promise<void> {
   const security = edgeSecurityFrom(config, log);
   // Fail closed before connecting anywhere: a reachable API must check credentials.
   assertSafeBind('The dispatcher', config.grpcHost, security.authenticator.enabled, security.allowUnauthenticated);
-  const bus = await NatsBus.connect({
-    servers: config.natsUrl.split(','),
-    name: 'toolhub-dispatcher',
-    onStatus: (status) => log.info({ status }, 'nats status'),
-  });
+  // Health and metrics answer from the start: live, not ready until NATS answers (a dispatcher
+  // started before NATS waits for it instead of exiting; its outbox stays where it is meanwhile).
+  const startup = new StartupProgress();
+  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: [startup.check] });
+  const bus = await connectNatsBusWithRetry(
+    { servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', onStatus: (status) => log.info({ status }, 'nats status') },
+    {
+      onRetry: (attempt, err, waitMs) => {
+        startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
+        log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
+      },
+    },
+  );
   let cache: Cache = new MemoryCache();
   if (config.redisUrl) {
     // Redis down is not fatal: the cache reports it (once per change) and the dispatcher serves uncached.
@@ -62,7 +70,9 @@ async function main(): Promise<void> {
     deps: { grants: security.grants, cache, logger: log },
   });
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
-  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
+  registerDispatcherMetrics(ops.registry, running.dispatcher);
+  startup.done();
+  await ops.readiness.add(...dispatcherReadiness(bus));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'grpc', run: () => running.close() },

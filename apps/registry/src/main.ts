@@ -1,9 +1,9 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
-import { NatsBus } from '@toolhub/bus';
+import { connectNatsBusWithRetry } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
-import { registerRegistryMetrics, registryReadiness, startOps } from '@toolhub/ops';
+import { registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -18,7 +18,19 @@ async function main(): Promise<void> {
   // Fail closed before connecting anywhere: a reachable API must check credentials.
   assertSafeBind('The registry admin API', config.adminHost, security.authenticator.enabled, security.allowUnauthenticated);
   const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb, statsFlushMs: config.statsFlushMs });
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
+  // Health and metrics answer from the start: live, not ready until NATS answers (started before
+  // NATS, the registry waits for it instead of exiting).
+  const startup = new StartupProgress();
+  const ops = await startOps({ app: 'registry', config, logger: log, readiness: [startup.check] });
+  const bus = await connectNatsBusWithRetry(
+    { servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') },
+    {
+      onRetry: (attempt, err, waitMs) => {
+        startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
+        log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
+      },
+    },
+  );
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {
     host: config.adminHost,
@@ -29,7 +41,9 @@ async function main(): Promise<void> {
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
-  const ops = await startOps({ app: 'registry', config, logger: log, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
+  registerRegistryMetrics(ops.registry, registry);
+  startup.done();
+  await ops.readiness.add(...registryReadiness(registry, store));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'admin', run: () => admin.close() },

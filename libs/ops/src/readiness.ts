@@ -47,6 +47,12 @@ export class Readiness {
     return this.current;
   }
 
+  /** Adds checks (an app's own, once start-up has made what they check) and evaluates at once. */
+  add(...checks: ReadinessCheck[]): Promise<ReadinessState> {
+    this.checks.push(...checks);
+    return this.evaluate();
+  }
+
   /** Evaluates once now, then keeps evaluating in the background. */
   async start(): Promise<ReadinessState> {
     const first = await this.evaluate();
