@@ -402,6 +402,46 @@ export const SCENARIOS: Scenario[] = [
   { name: 'adapter-replica-kill', ...killRestart((st) => st.adapters[0]), replicaFault: true },
   { name: 'adapter-replica-freeze', inject: async (st) => st.adapters[0].freeze(), heal: async (st) => st.adapters[0].thaw(), replicaFault: true },
   { name: 'dispatcher-kill', ...killRestart((st) => st.dispatcher), faultMs: 1000 },
+  // Restarted 0.2 s after kill -9: the dead owner may still be a zombie or its pid reused.
+  { name: 'dispatcher-kill-fast-restart', ...killRestart((st) => st.dispatcher), faultMs: 200 },
+  // kill -9, then its newest outbox segment damaged (garbage and a torn record): the restart starts and publishes the rest.
+  {
+    name: 'torn-record',
+    faultMs: 500,
+    inject: async (st) => {
+      await st.dispatcher.kill();
+      st.outbox.tear();
+    },
+    heal: (st) => st.dispatcher.start(),
+  },
+  // The outbox's disk full: appends fail, the calls' answers must not change and no event is lost.
+  { name: 'disk-full', inject: async (st) => st.outbox.fill(), heal: async (st) => st.outbox.free() },
+  {
+    name: 'disk-full-nats-down',
+    faultMs: 3000,
+    inject: async (st) => {
+      st.outbox.fill();
+      await st.nats.kill();
+    },
+    heal: async (st) => {
+      await st.nats.restart();
+      st.outbox.free();
+    },
+  },
+  // The dispatcher restarted while NATS is down: it waits, not ready, and serves once NATS is back.
+  {
+    name: 'nats-down-at-start',
+    faultMs: 3000,
+    inject: async (st) => {
+      await st.nats.kill();
+      await st.dispatcher.kill();
+      await st.dispatcher.startUntil(/NATS not reachable yet/);
+    },
+    heal: async (st) => {
+      await st.nats.restart();
+      await waitFor(() => /dispatcher listening/.test(st.dispatcher.proc.output()), { timeoutMs: 60_000, intervalMs: 100, message: 'the dispatcher to serve once NATS is back' });
+    },
+  },
   { name: 'registry-kill', ...killRestart((st) => st.registry) },
   { name: 'nats-kill', inject: (st) => st.nats.kill(), heal: (st) => st.nats.restart(), faultMs: 3000 },
   { name: 'redis-kill', inject: (st) => st.redis.kill(), heal: (st) => st.redis.restart() },

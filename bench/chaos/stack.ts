@@ -26,6 +26,8 @@ import { join, resolve } from 'node:path';
 
 import { adminClient, type AdminClient } from '../../test/e2e/support/stack';
 
+import { type OutboxDisk, outboxDisk } from './outbox-disk';
+
 const ROOT = repoRoot(__dirname);
 
 /** Options of {@link startChaosStack}. */
@@ -57,6 +59,8 @@ export interface AppHandle {
   proc: SpawnedProcess;
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Starts it again, ready when its output matches `ready` instead of its usual ready line. */
+  startUntil(ready: RegExp): Promise<void>;
   freeze(): void;
   thaw(): void;
 }
@@ -84,6 +88,8 @@ export interface ChaosStack {
   mcp: AppHandle | undefined;
   dispatcher: AppHandle;
   dispatcherAddress: string;
+  /** The dispatcher's outbox directory, on a disk of its own when the run is root. */
+  outbox: OutboxDisk;
   admin: AdminClient;
   client: ToolHubClient;
   status(): Promise<GetStatusResponse>;
@@ -102,12 +108,13 @@ function entry(app: string, built: boolean): string[] {
 }
 
 async function app(name: string, app: string, env: Record<string, string>, ready: RegExp, built: boolean, nodeArgs: string[] = []): Promise<AppHandle> {
-  const launch = () => spawnProcess(process.execPath, [...nodeArgs, ...entry(app, built)], { cwd: ROOT, env: { LOG_LEVEL: 'info', ...env }, readyPattern: ready, timeoutMs: 90_000 });
+  const launch = (readyPattern = ready) => spawnProcess(process.execPath, [...nodeArgs, ...entry(app, built)], { cwd: ROOT, env: { LOG_LEVEL: 'info', ...env }, readyPattern, timeoutMs: 90_000 });
   const handle: AppHandle = {
     name,
     proc: await launch(),
     kill: async () => void (await handle.proc.kill('SIGKILL')),
     start: async () => void (handle.proc = await launch()),
+    startUntil: async (readyPattern) => void (handle.proc = await launch(readyPattern)),
     freeze: () => process.kill(handle.proc.pid, 'SIGSTOP'),
     thaw: () => process.kill(handle.proc.pid, 'SIGCONT'),
   };
@@ -141,6 +148,8 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
   const adminPort = await freePort();
   const grpcPort = await freePort();
   const outbox = scratchDir('chaos-outbox');
+  // Its own small disk, so the disk-full scenarios can fill it (root only; see outbox-disk.ts).
+  const disk = outboxDisk(outbox, 4096);
   const run = Date.now().toString(36);
   const registry = await app(
     'registry',
@@ -205,6 +214,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     mcp,
     dispatcher,
     dispatcherAddress,
+    outbox: disk,
     admin,
     client,
     status,
@@ -224,6 +234,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
         await h.proc.kill('SIGTERM');
       }
       await redis.stop().catch(() => undefined);
+      disk.close();
       await database.close();
       await nats.dispose();
     },
