@@ -1,8 +1,7 @@
 /** adapter-cloud as its own process: HTTP APIs described by OpenAPI 3 documents, served on NATS. */
 import { serveAdapter } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
 import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
-import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
+import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -16,10 +15,16 @@ async function main(): Promise<void> {
   const adapter = await createCloudAdapter(loadCloudConfig(config.configFile ?? defaultConfigPath()), { logger: log, env: process.env });
   for (const problem of adapter.problems) log.warn({ problem }, 'cloud adapter start-up problem');
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  // Health and metrics answer from the start: live, not ready until NATS answers (started before
+  // NATS, the adapter waits for it instead of exiting).
+  const startup = new StartupProgress();
+  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: [startup.check] });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   const service = await serveAdapter(bus, adapter, { logger: log });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
-  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
+  registerAdapterMetrics(ops.registry, service);
+  startup.done();
+  await ops.readiness.add(...adapterReadiness(bus, adapter.provider));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

@@ -1,8 +1,7 @@
 /** adapter-local as its own process: TypeScript tools served on NATS under provider `local`. */
 import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
-import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
+import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 import { mkdirSync } from 'node:fs';
@@ -15,14 +14,20 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'adapter-local', level: config.logLevel });
   mkdirSync(config.root, { recursive: true });
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  // Health and metrics answer from the start: live, not ready until NATS answers (started before
+  // NATS, the adapter waits for it instead of exiting).
+  const startup = new StartupProgress();
+  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: [startup.check] });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   // CPU-heavy tools run on worker threads, each call bounded by its deadline (warm: no start-up on the first calls).
   const toolPool = ToolWorkerPool.create();
   toolPool.warm();
   const catalog = staticCatalog('local', createLocalTools({ root: config.root, maxRootBytes: config.maxRootBytes, maxRootFiles: config.maxRootFiles, toolPool }));
   const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   log.info({ provider: 'local', instanceId: service.instanceId, tools: catalog.tools.size, root: config.root }, 'adapter-local ready');
-  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: adapterReadiness(bus, 'local'), metrics: (r) => registerAdapterMetrics(r, service) });
+  registerAdapterMetrics(ops.registry, service);
+  startup.done();
+  await ops.readiness.add(...adapterReadiness(bus, 'local'));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

@@ -1,8 +1,7 @@
 /** adapter-mcp as its own process: the tools of configured MCP servers, served on NATS. */
 import { type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig } from '@toolhub/mcp-adapter';
-import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
+import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -14,7 +13,11 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'adapter-mcp', level: config.logLevel });
   const mcpConfig = loadMcpConfig(config.configFile ?? defaultConfigPath());
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  // Health and metrics answer from the start: live, not ready until NATS answers (started before
+  // NATS, the adapter waits for it instead of exiting).
+  const startup = new StartupProgress();
+  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: [startup.check] });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   // The adapter reports catalog changes before it is served; announce them once the service exists.
   const served: { service?: AdapterService } = {};
   const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });
@@ -22,7 +25,9 @@ async function main(): Promise<void> {
   const service = await serveAdapter(bus, adapter, { logger: log });
   served.service = service;
   log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
-  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
+  registerAdapterMetrics(ops.registry, service);
+  startup.done();
+  await ops.readiness.add(...adapterReadiness(bus, adapter.provider));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

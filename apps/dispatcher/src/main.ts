@@ -1,10 +1,9 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
-import { connectNatsBusWithRetry } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
-import { dispatcherReadiness, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
+import { connectNatsForStartup, dispatcherReadiness, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -33,15 +32,7 @@ async function main(): Promise<void> {
   // started before NATS waits for it instead of exiting; its outbox stays where it is meanwhile).
   const startup = new StartupProgress();
   const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsBusWithRetry(
-    { servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', onStatus: (status) => log.info({ status }, 'nats status') },
-    {
-      onRetry: (attempt, err, waitMs) => {
-        startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
-        log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
-      },
-    },
-  );
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   let cache: Cache = new MemoryCache();
   if (config.redisUrl) {
     // Redis down is not fatal: the cache reports it (once per change) and the dispatcher serves uncached.

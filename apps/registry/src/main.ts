@@ -1,9 +1,8 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
-import { connectNatsBusWithRetry } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
-import { registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
+import { connectNatsForStartup, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -22,15 +21,7 @@ async function main(): Promise<void> {
   // NATS, the registry waits for it instead of exiting).
   const startup = new StartupProgress();
   const ops = await startOps({ app: 'registry', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsBusWithRetry(
-    { servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') },
-    {
-      onRetry: (attempt, err, waitMs) => {
-        startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
-        log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
-      },
-    },
-  );
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {
     host: config.adminHost,

@@ -8,4 +8,4 @@ export { adapterReadiness, dispatcherReadiness, registryReadiness } from './prob
 export { Readiness, type ReadinessCheck, type ReadinessOptions, type ReadinessState } from './readiness';
 export { registerRegistryMetrics } from './registry-metrics';
 export { type OpsOptions, type RunningOps, startOps } from './start';
-export { StartupProgress } from './startup';
+export { connectNatsForStartup, StartupProgress } from './startup';

@@ -3,6 +3,8 @@
  * moment (liveness SERVING, so an orchestrator does not kill a process that is only waiting for
  * NATS), and readiness says what it waits for until {@link StartupProgress.done}.
  */
+import { connectNatsBusWithRetry, type NatsBus, type NatsBusOptions } from '@toolhub/bus';
+
 import type { ReadinessCheck } from './readiness';
 
 export class StartupProgress {
@@ -25,4 +27,21 @@ export class StartupProgress {
   done(): void {
     this.waitingFor = undefined;
   }
+}
+
+interface WarnLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * Connects to NATS for an app's start-up, retrying until it answers (see
+ * `connectNatsBusWithRetry`): each failed attempt is a warning and what readiness reports meanwhile.
+ */
+export function connectNatsForStartup(options: NatsBusOptions, startup: StartupProgress, log: WarnLogger): Promise<NatsBus> {
+  return connectNatsBusWithRetry(options, {
+    onRetry: (attempt, err, waitMs) => {
+      startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
+      log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
+    },
+  });
 }
