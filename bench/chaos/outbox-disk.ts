@@ -33,31 +33,31 @@ export function outboxDisk(dir: string, sizeKiB: number): OutboxDisk {
   } catch (err) {
     why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim();
   }
-  return {
-    dir,
-    mounted,
-    fill() {
-      if (!mounted) throw new Error(`the outbox is not on a disk of its own (mount of a tmpfs at ${dir} failed: ${why}); the disk-full scenarios need root`);
+  let refill: NodeJS.Timeout | undefined;
+  /** Writes until the disk refuses: whole chunks, then the small remainder a chunk no longer fits in. */
+  const fillUp = (): void => {
+    for (const size of [64 * 1024, 512]) {
       const fd = openSync(join(dir, FILLER), 'a');
-      const chunk = Buffer.alloc(64 * 1024);
       try {
-        for (;;) writeSync(fd, chunk);
+        for (;;) writeSync(fd, Buffer.alloc(size));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
       } finally {
         closeSync(fd);
       }
-      // The last bytes: a partial chunk still fits where a whole one did not.
-      const fd2 = openSync(join(dir, FILLER), 'a');
-      try {
-        for (;;) writeSync(fd2, Buffer.alloc(512));
-      } catch {
-        // full
-      } finally {
-        closeSync(fd2);
-      }
+    }
+  };
+  return {
+    dir,
+    mounted,
+    fill() {
+      if (!mounted) throw new Error(`the outbox is not on a disk of its own (mount of a tmpfs at ${dir} failed: ${why}); the disk-full scenarios need root`);
+      fillUp();
+      // Space the dispatcher frees (segments deleted once stored) is taken again at once: the disk stays full until free().
+      refill = setInterval(fillUp, 20);
     },
     free() {
+      clearInterval(refill);
       rmSync(join(dir, FILLER), { force: true });
     },
     tear() {
