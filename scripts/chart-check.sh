@@ -51,14 +51,31 @@ for chart in "${CHARTS[@]}"; do
         continue
       fi
       report="$("$KUBERNETES_VALIDATE" --strict --quiet -k "$kube" "$rendered" 2>&1)" || fail "kubernetes-validate $chart ($name) against $kube: $report"
-      # Only the Prometheus Operator's ServiceMonitor (a CRD) has no bundled schema; anything else
-      # without one is a typo in apiVersion/kind.
-      unknown="$(grep -v "kind ServiceMonitor with api version monitoring.coreos.com/v1" <<<"$report" | grep -i "couldn't find schema" || true)"
+      # Only CRDs have no bundled schema (Prometheus Operator's ServiceMonitor and PrometheusRule,
+      # Gateway API's GRPCRoute); anything else without one is a typo in apiVersion/kind.
+      unknown="$(grep -vE "kind (ServiceMonitor|PrometheusRule) with api version monitoring.coreos.com/v1|kind GRPCRoute with api version gateway.networking.k8s.io/v1" <<<"$report" | grep -i "couldn't find schema" || true)"
       [ -z "$unknown" ] || fail "no schema for a kind in $chart ($name, $kube): $unknown"
     done
     cp "$OUT/$chart--$name--${KUBE_VERSIONS[-1]}.yaml" "$OUT/$chart--$name.yaml" 2>/dev/null || true
   done
 done
+
+# One values schema for every component chart (unknown keys fail), kept as identical copies; the
+# dashboard the dispatcher chart ships is deploy/grafana/toolhub.json.
+for chart in "${CHARTS[@]}"; do
+  [ "$chart" = toolhub ] && continue
+  cmp -s deploy/helm/dispatcher/values.schema.json "deploy/helm/$chart/values.schema.json" ||
+    fail "deploy/helm/$chart/values.schema.json differs from deploy/helm/dispatcher/values.schema.json (copy it)"
+done
+cmp -s deploy/grafana/toolhub.json deploy/helm/dispatcher/files/grafana-dashboard.json ||
+  fail "deploy/helm/dispatcher/files/grafana-dashboard.json differs from deploy/grafana/toolhub.json (copy it)"
+# The schema catches what a reader would get wrong: a misspelt key, credentials inside nats.url.
+for bad in "replicaCout=3" "nats.url=nats://user:secret@nats:4222" "shutdown.preStopSeconds=soon"; do
+  if "$HELM" lint --strict --quiet --kube-version "${KUBE_VERSIONS[-1]}" deploy/helm/dispatcher --set "$bad" >/dev/null 2>&1; then
+    fail "helm lint --strict accepted --set $bad (values.schema.json should refuse it)"
+  fi
+done
+node scripts/chart-rules.mjs "$OUT" || fail "chart rules (scripts/chart-rules.mjs)"
 
 count=$(ls "$OUT"/*--*--*.yaml 2>/dev/null | wc -l)
 if [ "$failures" -gt 0 ]; then

@@ -40,6 +40,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "toolhub.serviceaccount" . }}
 {{ include "toolhub.configmap" . }}
 {{ include "toolhub.secret" . }}
+{{ include "toolhub.natsAuthSecret" . }}
+{{ include "toolhub.pvc" . }}
 {{ include "toolhub.authSecret" . }}
 {{ include "toolhub.deployment" . }}
 {{ include "toolhub.service" . }}
@@ -47,4 +49,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "toolhub.pdb" . }}
 {{ include "toolhub.networkpolicy" . }}
 {{ include "toolhub.servicemonitor" . }}
+{{ include "toolhub.ingress" . }}
+{{ include "toolhub.grpcroute" . }}
 {{- end -}}

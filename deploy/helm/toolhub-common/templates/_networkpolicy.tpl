@@ -26,6 +26,24 @@ spec:
       ports:
         - { port: {{ .Values.ports.api }}, protocol: TCP }
     {{- end }}
+    {{- if .Values.ports.mcp }}
+    - from:
+        {{- toYaml (.Values.networkPolicy.mcpClients | default .Values.networkPolicy.apiClients) | nindent 8 }}
+      ports:
+        - { port: {{ .Values.ports.mcp }}, protocol: TCP }
+    {{- end }}
+    {{- if and .Values.ports.console .Values.networkPolicy.apiClients }}
+    - from:
+        {{- toYaml .Values.networkPolicy.apiClients | nindent 8 }}
+      ports:
+        - { port: {{ .Values.ports.console }}, protocol: TCP }
+    {{- end }}
+    # `helm test` checks readiness on the metrics port from a pod of this release.
+    - from:
+        - podSelector:
+            matchLabels: { app.kubernetes.io/instance: {{ .Release.Name }}, app.kubernetes.io/component: helm-test }
+      ports:
+        - { port: {{ .Values.ports.metrics }}, protocol: TCP }
     {{- if .Values.networkPolicy.metricsClients }}
     - from:
         {{- toYaml .Values.networkPolicy.metricsClients | nindent 8 }}

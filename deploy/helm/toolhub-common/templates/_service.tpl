@@ -14,6 +14,12 @@ spec:
     {{- if .Values.ports.api }}
     - { name: grpc-api, port: {{ .Values.service.apiPort | default .Values.ports.api }}, targetPort: grpc-api, protocol: TCP, appProtocol: grpc }
     {{- end }}
+    {{- if .Values.ports.mcp }}
+    - { name: http-mcp, port: {{ .Values.ports.mcp }}, targetPort: http-mcp, protocol: TCP, appProtocol: http }
+    {{- end }}
+    {{- if .Values.ports.console }}
+    - { name: http-console, port: {{ .Values.ports.console }}, targetPort: http-console, protocol: TCP, appProtocol: http }
+    {{- end }}
     - { name: http-metrics, port: {{ .Values.ports.metrics }}, targetPort: http-metrics, protocol: TCP }
 {{- end -}}
 
@@ -47,8 +53,9 @@ spec:
 {{- end }}
 {{- end -}}
 
+{{/* Only where replicas allow: a budget over one replica would block every node drain. */}}
 {{- define "toolhub.pdb" -}}
-{{- if .Values.podDisruptionBudget.enabled }}
+{{- if and .Values.podDisruptionBudget.enabled (gt (int (include "toolhub.minReplicas" .)) 1) }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
