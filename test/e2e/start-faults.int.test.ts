@@ -13,24 +13,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 import { frameRecord } from '../../libs/dispatcher-core/src/outbox/frames';
+import { testEvent } from '../../libs/dispatcher-core/test/support/events';
 import { startApp } from './support/stack';
 
-const event = (i: number): Uint8Array =>
-  ToolCalled.encode({
-    eventId: `start-faults-${i}`,
-    toolId: 'local:echo_text',
-    provider: 'local',
-    name: 'echo_text',
-    status: 'ok',
-    errorCode: 0,
-    latencyMs: 1,
-    attempts: 1,
-    fallbackUsed: '',
-    caller: 'start-faults',
-    timestampUnixMs: Date.now(),
-    searchId: '',
-    claimGroup: '',
-  }).finish();
+const event = (i: number): Uint8Array => ToolCalled.encode(testEvent(i, { eventId: `start-faults-${i}`, caller: 'start-faults' })).finish();
 
 async function get(url: string): Promise<{ status: number; body: string }> {
   const res = await fetch(url);

@@ -6,22 +6,9 @@ import { join } from 'node:path';
 
 import { CallEventPublisher } from '../src/call-events';
 import { EventJournal, readSegment } from '../src/event-journal';
+import { testEvent } from './support/events';
 
-const event = (i: number): ToolCalled => ({
-  eventId: `e-${i}`,
-  toolId: 'local:echo_text',
-  provider: 'local',
-  name: 'echo_text',
-  status: 'ok',
-  errorCode: 0,
-  latencyMs: 1,
-  attempts: 1,
-  fallbackUsed: '',
-  caller: '',
-  timestampUnixMs: Date.now(),
-  searchId: '',
-  claimGroup: '',
-});
+const event = (i: number): ToolCalled => testEvent(i);
 
 describe('event outbox on disk', () => {
   it('keeps what a dead owner never saw stored and hands it to the next owner, once', () => {

@@ -10,22 +10,9 @@ import { CallEventPublisher, type OutboxState } from '../src/call-events';
 import { claimOrphans, EventJournal, OutboxWriteError, readSegment } from '../src/event-journal';
 import { frameRecord } from '../src/outbox/frames';
 import { ownerAlive, ownRecord } from '../src/outbox/owner';
+import { testEvent } from './support/events';
 
-const event = (i: number): ToolCalled => ({
-  eventId: `e-${i}`,
-  toolId: 'local:echo_text',
-  provider: 'local',
-  name: 'echo_text',
-  status: 'ok',
-  errorCode: 0,
-  latencyMs: 1,
-  attempts: 1,
-  fallbackUsed: '',
-  caller: '',
-  timestampUnixMs: Date.now(),
-  searchId: '',
-  claimGroup: '',
-});
+const event = (i: number): ToolCalled => testEvent(i);
 const encoded = (i: number) => ToolCalled.encode(event(i)).finish();
 const ids = (records: Uint8Array[]) => records.map((r) => ToolCalled.decode(r).eventId);
 const outboxDir = () => mkdtempSync(join(tmpdir(), 'outbox-damage-'));
@@ -88,8 +75,8 @@ describe('outbox recovery of damaged segments', () => {
     const seen: string[] = [];
     const consumer = await bus.consumeEvents({ durable: 't', filterSubjects: [...TOOL_CALLED_FILTERS], handler: async (b) => void seen.push(...b.flatMap((m) => decodeToolCalledMessage(m.subject, m.data).map((e) => e.eventId))) });
     const publisher = new CallEventPublisher(bus, { durability: 'outbox', outboxDir: dir, batchDelayMs: 1, orphanScanMs: 0 });
-    expect(await publisher.close()).toBe(0);
-    await waitFor(() => seen.length === 2, { timeoutMs: 5000, message: 'the two recovered events' });
+    expect(await publisher.close(20_000)).toBe(0);
+    await waitFor(() => seen.length === 2, { timeoutMs: 20_000, message: 'the two recovered events' });
     await consumer.close();
     await bus.close();
     expect(seen.sort()).toEqual(['e-0', 'e-1']);
@@ -134,8 +121,8 @@ describe('outbox on a disk that refuses writes', () => {
     expect(publisher.outboxState.healthy).toBe(true);
     expect(states.map((s) => s.healthy)).toEqual([false, true]);
     expect(publisher.outboxWriteFailures).toBe(3);
-    expect(await publisher.close()).toBe(0);
-    await waitFor(() => seen.length === 4, { timeoutMs: 5000, message: 'all four events published' });
+    expect(await publisher.close(20_000)).toBe(0);
+    await waitFor(() => seen.length === 4, { timeoutMs: 20_000, message: 'all four events published' });
     await consumer.close();
     await bus.close();
     expect(seen.sort()).toEqual(['e-0', 'e-1', 'e-2', 'e-3']);
@@ -148,7 +135,7 @@ describe('outbox on a disk that refuses writes', () => {
     expect(publisher.outboxState).toMatchObject({ healthy: false });
     expect(states[0]!.detail).toMatch(/cannot open the event outbox in \/dev\/full\/outbox/);
     publisher.emit(event(0));
-    expect(await publisher.close()).toBe(0);
+    expect(await publisher.close(20_000)).toBe(0);
     await bus.close();
   });
 });
@@ -159,7 +146,7 @@ describe('outbox ownership', () => {
     const child = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
-      await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z'), { timeoutMs: 10_000, message: 'the zombie' });
+      await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z'), { timeoutMs: 20_000, message: 'the zombie' });
       expect(() => process.kill(pid, 0)).not.toThrow(); // what the old check relied on
       expect(ownerAlive({ pid, host: hostname() })).toBe(false);
     } finally {
@@ -188,9 +175,9 @@ describe('outbox ownership', () => {
     const { journal: other } = EventJournal.open({ dir });
     for (let i = 0; i < 3; i++) other.append(encoded(i));
     orphan(other);
-    await waitFor(() => seen.length === 3, { timeoutMs: 10_000, message: 'the dead dispatcher\'s events' });
+    await waitFor(() => seen.length === 3, { timeoutMs: 20_000, message: 'the dead dispatcher\'s events' });
     expect(recovered).toEqual([3]);
-    expect(await publisher.close()).toBe(0);
+    expect(await publisher.close(20_000)).toBe(0);
     await consumer.close();
     await bus.close();
     expect(seen.sort()).toEqual(['e-0', 'e-1', 'e-2']);
