@@ -16,7 +16,7 @@ import {
   type ToolInfo,
   type ToolSummary,
 } from '@toolhub/contracts';
-import { buildPreloadSet } from '@toolhub/registry-core';
+import { buildPreloadSet } from '@toolhub/agent-kit';
 
 /**
  * One principal's view of the catalog. Every catalog and run answer goes through one, so no code
