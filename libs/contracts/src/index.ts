@@ -221,3 +221,4 @@ export {
 // Loading json-wire installs the JSON-text codecs: schemas and arguments carry no recursion limit.
 export { installJsonWire, toJsonText } from './json-wire';
 export { summarize } from './summary';
+export { causeChain, findCause } from './cause';
