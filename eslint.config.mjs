@@ -24,6 +24,20 @@ export default tseslint.config(
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            // Scopes: who may import whom (direct imports; scripts/check-boundaries.mjs proves what a
+            // bundle reaches). The dispatcher never imports the registry's code or its store.
+            { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts'] },
+            { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:platform'] },
+            { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:agent'] },
+            { sourceTag: 'scope:adapter', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:platform', 'scope:ops', 'scope:adapter'] },
+            {
+              sourceTag: 'scope:dispatcher',
+              onlyDependOnLibsWithTags: ['scope:contracts', 'scope:platform', 'scope:ops', 'scope:adapter', 'scope:agent', 'scope:dispatcher'],
+              bannedExternalImports: ['mongodb', '@seald-io/nedb', 'pg', 'minisearch'],
+            },
+            { sourceTag: 'scope:registry', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:platform', 'scope:ops', 'scope:adapter', 'scope:agent', 'scope:registry'] },
+            // Operations glue (health, metrics) is typed against both cores (type imports only).
+            { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:platform', 'scope:adapter', 'scope:dispatcher', 'scope:registry'] },
           ],
         },
       ],

@@ -18,6 +18,8 @@ step "typecheck" npx tsc -p tsconfig.json
 # enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
 step "nx graph" env NX_DAEMON=false npx nx show projects
 step "lint" npx eslint .
+# What the dispatcher bundle reaches: no registry code, no database driver (esbuild metafile).
+step "boundaries" node scripts/check-boundaries.mjs
 # Helm charts: lint, render, strict Kubernetes schema validation (installs helm, grpcurl and
 # kubernetes-validate once per machine; fails loudly if it cannot). The probe test that runs what the
 # chart renders is test/helm/chart-probes.int.test.ts (in Jest below; it uses the tools installed here).

@@ -20,7 +20,7 @@ import {
   type ToolHubApi,
 } from '@toolhub/agent-kit';
 import { type PreloadTool, PreloadFormat, RunStatus, ToolHubError, type ToolInfo } from '@toolhub/contracts';
-import { buildPreloadSet } from '@toolhub/registry-core';
+import { buildPreloadSet } from '@toolhub/agent-kit';
 import { repoRoot } from '@toolhub/test-harness';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';

@@ -1,7 +1,7 @@
 /**
  * Redis killed mid-run: the dispatcher (its own process, REDIS_URL to a private redis-server) keeps
  * answering GetToolInfo / ListTools / RunTool while Redis is SIGKILLed and restarted. No call
- * fails; the dispatcher logs once per outage that the cache is down (a busy machine may make the
+ * fails; the dispatcher logs each change of the cache's state once, down first (a busy machine may make the
  * cache flap more than once around the kill, so the test checks that down and available lines
  * alternate rather than counting them), GetStatus shows it in the health detail meanwhile, and the
  * cache is used again once Redis is back.
@@ -91,7 +91,7 @@ describe('Redis killed mid-run, as separate processes', () => {
     await natsServer?.dispose();
   });
 
-  it('fails no call while Redis dies and comes back, and says once per outage that the cache is down', async () => {
+  it('fails no call while Redis dies and comes back, and logs each change of the cache state once (down and available alternate, ending available)', async () => {
     let phase = 'redis up';
     let done = 0;
     let finished = false;

@@ -11,6 +11,7 @@ import {
   isWithinPath,
   normalizePath,
   parentPath,
+  summarize,
   ToolHubError,
   type ToolInfo,
   type ToolSummary,
@@ -26,14 +27,8 @@ export interface StaticCatalog extends AdapterOperations {
   readonly tools: ReadonlyMap<string, ToolInfo>;
 }
 
-/** First sentence (or first 160 characters) of a description: the one-line summary agents see. */
-export function summarize(description: string): string {
-  const oneLine = description.replace(/\s+/g, ' ').trim();
-  // Latin sentence ends need a following space (so "v1.2" is not an end); CJK ones do not.
-  const m = /^(.{1,200}?(?:[.!?](?=\s|$)|[。！？]))/u.exec(oneLine);
-  const first = m?.[1] ?? oneLine;
-  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
-}
+// The one-line summary lives in contracts, so the preload set (agent-kit) and search share it.
+export { summarize };
 
 /** Builds the wire ToolInfo of a definition; `version` is a hash of everything an agent sees. */
 export function toToolInfo(provider: string, def: ToolDefinition<never>): ToolInfo {

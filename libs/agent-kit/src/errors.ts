@@ -5,7 +5,7 @@
  * ProtocolError: only the first one says anything about the tool call itself.
  */
 import type { status as GrpcStatus } from '@grpc/grpc-js';
-import { type ErrorInfo, type ToolHubErrorCode, ToolHubError } from '@toolhub/contracts';
+import { type ErrorInfo, findCause, ToolHubError, type ToolHubErrorCode } from '@toolhub/contracts';
 
 /** A failed ToolHub RPC: the ToolHub code, the raw gRPC status and the server's ErrorInfo (when it sent one). */
 export class ToolHubCallError extends Error {
@@ -69,12 +69,7 @@ export class AgentKitError extends Error {
 }
 
 function findInChain<T>(err: unknown, ctor: abstract new (...args: never[]) => T): T | undefined {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current !== undefined && current !== null; i++) {
-    if (current instanceof ctor) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return findCause(err, (e): e is T => e instanceof ctor);
 }
 
 /** The ToolHubCallError in `err`'s cause chain, if any. */

@@ -5,6 +5,8 @@
  * (`ToolHubError` invalid_argument from @toolhub/contracts).
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /** Why a schema was not used, or was slow to compile. */
 export type SchemaProblemCode = 'schema_invalid' | 'schema_too_large' | 'schema_too_deep' | 'slow_compile';
 
@@ -38,10 +40,5 @@ export interface SchemaProblem {
 
 /** Finds a SchemaCompileError in `err` or its `cause` chain. */
 export function findSchemaCompileError(err: unknown): SchemaCompileError | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (current instanceof SchemaCompileError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return findCause(err, (e): e is SchemaCompileError => e instanceof SchemaCompileError);
 }

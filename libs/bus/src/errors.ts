@@ -1,5 +1,7 @@
 /** Local errors of @toolhub/bus. Callers translate them to wire codes (see @toolhub/contracts). */
 
+import { findCause } from '@toolhub/contracts';
+
 /**
  * How a bus operation failed.
  * - `no_responders`: nobody serves the subject (fail fast instead of waiting for the timeout).
@@ -32,10 +34,6 @@ export class BusError extends Error {
 
 /** Type guard that follows `cause` chains. */
 export function isBusError(err: unknown, code?: BusErrorCode): err is BusError {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    if (current instanceof BusError) return code === undefined || current.code === code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  const found = findCause(err, (e): e is BusError => e instanceof BusError);
+  return found !== undefined && (code === undefined || found.code === code);
 }

@@ -2,6 +2,8 @@
  * Glue between the Bus port and NATS.js v3: header conversion, error translation, and server
  * feature checks. Kept apart so nats-bus.ts reads as the Bus contract, not as NATS plumbing.
  */
+
+import { causeChain } from '@toolhub/contracts';
 import { errors as natsErrors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 
 import { type Headers } from './bus';
@@ -28,15 +30,7 @@ export function fromNatsHeaders(headers: MsgHdrs | undefined): Headers {
   return out;
 }
 
-function causes(err: unknown): unknown[] {
-  const out: unknown[] = [];
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    out.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return out;
-}
+const causes = causeChain;
 
 function named(err: unknown, name: string): boolean {
   return err instanceof Error && err.name === name;

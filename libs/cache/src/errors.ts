@@ -3,6 +3,8 @@
  * (a down backend is a miss or a no-op); these errors only report mistakes of the caller.
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /** What went wrong: `invalid_argument` (a bad TTL, key or option value). */
 export type CacheErrorCode = 'invalid_argument';
 
@@ -21,10 +23,6 @@ export class CacheError extends Error {
 
 /** Type guard that follows `cause` chains. */
 export function isCacheError(err: unknown, code?: CacheErrorCode): err is CacheError {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    if (current instanceof CacheError) return code === undefined || current.code === code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  const found = findCause(err, (e): e is CacheError => e instanceof CacheError);
+  return found !== undefined && (code === undefined || found.code === code);
 }

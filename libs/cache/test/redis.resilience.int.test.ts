@@ -1,4 +1,5 @@
 import { type CacheStateChange, RedisCache, type RedisCacheOptions, TieredCache } from '@toolhub/cache';
+import { waitFor } from '@toolhub/test-harness';
 import { freePort, startRedisServer, type RedisServer } from './support/redis-server';
 
 // These tests crash and hang Redis, so they always run their own server (never REDIS_URL).
@@ -19,12 +20,18 @@ function fastOptions(url: string, changes: CacheStateChange[]): RedisCacheOption
   };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + RECOVERY_LIMIT_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function until(what: string, condition: () => boolean | Promise<boolean>): Promise<unknown> {
+  return waitFor(condition, { timeoutMs: RECOVERY_LIMIT_MS, intervalMs: 20, message: what });
+}
+
+/**
+ * Each change of state is reported once: reports alternate down, up, down, … starting with down.
+ * How many there are is not asserted: a loaded machine may make the cache flap around a fault
+ * (a command timing out on a live but starved Redis), as test/e2e/redis-down.int.test.ts notes.
+ */
+function expectAlternating(changes: CacheStateChange[]): void {
+  expect(changes.length).toBeGreaterThanOrEqual(1);
+  expect(changes.map((c) => c.healthy)).toEqual(changes.map((_, i) => i % 2 === 1));
 }
 
 describe('RedisCache when Redis goes away', () => {
@@ -38,7 +45,7 @@ describe('RedisCache when Redis goes away', () => {
     server = undefined;
   });
 
-  it('keeps answering without throwing when Redis is killed mid-loop, reports it once, and recovers on restart', async () => {
+  it('keeps answering without throwing when Redis is killed mid-loop, reports each change of state once, and recovers on restart', async () => {
     server = await startRedisServer();
     const changes: CacheStateChange[] = [];
     const redis = await RedisCache.connect(fastOptions(server.url, changes));
@@ -64,15 +71,16 @@ describe('RedisCache when Redis goes away', () => {
     expect(hitsBefore).toBe(200);
     expect(redis.health().healthy).toBe(false);
     expect(redis.health().detail).toMatch(/down since \d{4}-\d\d-\d\dT[\d:.]+Z: \S/);
-    expect(changes).toHaveLength(1);
+    expectAlternating(changes);
     expect(changes[0]).toMatchObject({ healthy: false, since: expect.any(Date), reason: expect.any(String) });
     await expect(redis.get('loop:10')).resolves.toBeUndefined();
 
     await server.restart();
     await until('the cache is healthy again', () => redis.health().healthy);
-    expect(changes).toHaveLength(2);
-    expect(changes[1]).toMatchObject({ healthy: true });
-    expect(changes[1]?.reason).toBeUndefined();
+    expectAlternating(changes);
+    const up = changes.filter((c) => c.healthy);
+    expect(up.length).toBeGreaterThanOrEqual(1);
+    expect(up.every((c) => c.reason === undefined)).toBe(true);
     await redis.set('after-restart', Uint8Array.from([42]), TTL);
     await expect(redis.get('after-restart')).resolves.toEqual(Uint8Array.from([42]));
     expect(redis.health().detail).toBe(`redis ready at ${server.url}`);
@@ -103,10 +111,10 @@ describe('RedisCache when Redis goes away', () => {
     await expect(redis.get('provider:x:1')).resolves.toBeUndefined();
     await expect(redis.get('provider:x:2')).resolves.toBeUndefined();
     await expect(redis.get('kept')).resolves.toEqual(Uint8Array.from([4]));
-    expect(changes.map((change) => change.healthy)).toEqual([false, true]);
+    expectAlternating(changes);
   });
 
-  it('starts without Redis, reports it once, and uses Redis as soon as it appears', async () => {
+  it('starts without Redis, reports it as down first, and uses Redis as soon as it appears', async () => {
     const port = await freePort();
     const changes: CacheStateChange[] = [];
     const redis = await RedisCache.connect(fastOptions(`redis://127.0.0.1:${port}`, changes));
@@ -120,7 +128,7 @@ describe('RedisCache when Redis goes away', () => {
     await until('the cache is healthy', () => redis.health().healthy);
     await redis.set('k', Uint8Array.from([1]), TTL);
     await expect(redis.get('k')).resolves.toEqual(Uint8Array.from([1]));
-    expect(changes.map((change) => change.healthy)).toEqual([false, true]);
+    expectAlternating(changes);
     expect(changes[0]?.reason).toMatch(/ECONNREFUSED|closed/);
   });
 
@@ -135,6 +143,6 @@ describe('RedisCache when Redis goes away', () => {
     await until('the cache reports Redis down', () => !tiered.health().healthy);
     await expect(tiered.get('hot')).resolves.toEqual(Uint8Array.from([9]));
     await expect(tiered.get('cold')).resolves.toBeUndefined();
-    expect(changes).toHaveLength(1);
+    expectAlternating(changes);
   });
 });

@@ -4,6 +4,8 @@
  * a `ToolHubError` from '@toolhub/contracts'.
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /** One problem, located by its path in the configuration (`documents[1].auth.tokenEnv`). */
 export interface CloudConfigIssue {
   readonly path: string;
@@ -38,12 +40,7 @@ export class CloudConfigError extends Error {
 
 /** The CloudConfigError in `err` or its `cause` chain, if any. */
 export function findCloudConfigError(err: unknown): CloudConfigError | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (current instanceof CloudConfigError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return findCause(err, (e): e is CloudConfigError => e instanceof CloudConfigError);
 }
 
 /** Formats a list of issues as the message of a CloudConfigError. */

@@ -5,6 +5,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { type AppliedFix, ErrorCode, type ErrorInfo, type FieldViolation } from './gen/toolhub/v1/errors';
+import { findCause } from './cause';
 
 /** Wire error codes, as short snake_case names (used in headers, events and logs). */
 export type ToolHubErrorCode =
@@ -245,12 +246,8 @@ export class ToolHubError extends Error {
  * of this package, as this copy's ToolHubError (same code, message and details).
  */
 export function findToolHubError(err: unknown): ToolHubError | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (looksLikeToolHubError(current)) return ToolHubError.from(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const found = findCause(err, looksLikeToolHubError);
+  return found === undefined ? undefined : ToolHubError.from(found);
 }
 
 /**

@@ -220,3 +220,5 @@ export {
 } from './catalog-limits';
 // Loading json-wire installs the JSON-text codecs: schemas and arguments carry no recursion limit.
 export { installJsonWire, toJsonText } from './json-wire';
+export { summarize } from './summary';
+export { causeChain, findCause } from './cause';

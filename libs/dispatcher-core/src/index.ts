@@ -3,6 +3,9 @@
  * app and the one-process mode.
  */
 export { type ArgumentsValidator, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
+export { CatalogService, type CatalogDeps } from './catalog';
+export { RunPipeline, type RunPipelineDeps } from './run-pipeline';
+export { type CatalogVisibility, OPEN_VISIBILITY } from './visibility';
 export { CallEventPublisher, type CallEventsOptions } from './call-events';
 export { MetadataCache } from './metadata-cache';
 export { InflightTracker, type InflightTrackerOptions } from './inflight';

@@ -16,7 +16,44 @@ import {
   type ToolInfo,
   type ToolSummary,
 } from '@toolhub/contracts';
-import { buildPreloadSet } from '@toolhub/registry-core';
+import { buildPreloadSet } from '@toolhub/agent-kit';
+
+/**
+ * One principal's view of the catalog. Every catalog and run answer goes through one, so no code
+ * path branches on "is anything hidden": the open view ({@link OPEN_VISIBILITY}) returns its input.
+ */
+export interface CatalogVisibility {
+  /** False for the open view (nothing hidden); a restricted view asks the registry for more search hits. */
+  readonly restricted: boolean;
+  permits(t: { provider: string; path: string; name: string }): boolean;
+  /** The providers with tools this view sees, counted for it. */
+  providers(all: ProviderStatus[]): Promise<ProviderStatus[]>;
+  /** A list answer without hidden tools, with categories (and counts) of visible tools only. */
+  list(provider: string, res: AdapterListResponse): Promise<AdapterListResponse>;
+  /** Whether `provider` has any tool this view sees (a provider with none is answered as unknown). */
+  seesProvider(provider: string): Promise<boolean>;
+  /** How many hits to ask the registry for (0: its default), so hidden hits do not leave a restricted page short. */
+  searchLimit(limit: number): number;
+  /** Search hits and suggestions this view may see, at most `limit` hits. */
+  search(res: SearchToolsResponse, limit: number): Promise<SearchToolsResponse>;
+  /** The answer for a tool lookup that failed with not_found (hidden and missing tools look alike). */
+  notFound(err: ToolHubError, provider: string, name: string): Promise<ToolHubError>;
+  /** The preload set of this view. */
+  preload(res: GetPreloadSetResponse, format: PreloadFormat): Promise<GetPreloadSetResponse>;
+}
+
+/** The view of a principal nothing is hidden from: every method returns its input. */
+export const OPEN_VISIBILITY: CatalogVisibility = {
+  restricted: false,
+  permits: () => true,
+  providers: async (all) => all,
+  list: async (_provider, res) => res,
+  seesProvider: async () => true,
+  searchLimit: (limit) => limit,
+  search: async (res) => res,
+  notFound: async (err) => err,
+  preload: async (res) => res,
+};
 
 /** Where visibility gets the facts it filters by (the dispatcher's cached lookups). */
 export interface VisibilitySource {
@@ -35,7 +72,10 @@ export function hiddenToolError(provider: string, name: string, suggestions: str
   );
 }
 
-export class Visibility {
+/** The view of a principal some tools are hidden from. */
+export class Visibility implements CatalogVisibility {
+  readonly restricted = true;
+
   constructor(
     private readonly view: ToolView,
     private readonly source: VisibilitySource,
@@ -52,6 +92,20 @@ export class Visibility {
     } catch {
       return 0; // an unreachable provider shows nothing rather than failing the whole answer
     }
+  }
+
+  async seesProvider(provider: string): Promise<boolean> {
+    return (await this.visibleUnder(provider, '')) > 0;
+  }
+
+  searchLimit(limit: number): number {
+    const wanted = limit || 10;
+    return Math.min(Math.max(wanted * 4, wanted + 20), 200);
+  }
+
+  async notFound(err: ToolHubError, provider: string, name: string): Promise<ToolHubError> {
+    // Every "no such tool" answer looks the same, with only visible suggestions, so it cannot tell hidden from missing.
+    return hiddenToolError(provider, name, await this.suggestions(err.suggestions));
   }
 
   async providers(all: ProviderStatus[]): Promise<ProviderStatus[]> {

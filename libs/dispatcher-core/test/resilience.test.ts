@@ -2,12 +2,16 @@
 import { status } from '@grpc/grpc-js';
 import { textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { RunStatus, ToolHubError } from '@toolhub/contracts';
+import { waitFor } from '@toolhub/test-harness';
 
 import { failure, type TestClient } from './support/grpc-client';
 import { type LocalStack, startLocalStack } from './support/local-stack';
 
 let flakyCalls = 0;
 let unsafeCalls = 0;
+/** Runs of slow_op that reached the adapter; each waits for `slowGate`. */
+let slowStarted = 0;
+let slowGate: Promise<void> = Promise.resolve();
 const tools: ToolDefinition<never>[] = [
   {
     name: 'repeat_text',
@@ -45,9 +49,13 @@ const tools: ToolDefinition<never>[] = [
   {
     name: 'slow_op',
     path: 'text',
-    description: 'Takes a while.',
+    description: 'Takes until the test releases it.',
     inputSchema: { type: 'object' },
-    run: (_a, ctx) => new Promise((resolve) => setTimeout(() => resolve(textResult('done')), Math.min(300, ctx.deadline - Date.now()))),
+    run: async () => {
+      slowStarted++;
+      await slowGate;
+      return textResult('done');
+    },
   },
 ];
 
@@ -100,14 +108,19 @@ describe('dispatcher resilience', () => {
     expect(res).toMatchObject({ status: RunStatus.RUN_STATUS_OK, attempts: 2 });
   });
 
-  it('limits concurrent runs per caller and says which limit', async () => {
+  it('limits concurrent runs per caller and says which limit, while other callers still run', async () => {
+    let release!: () => void;
+    slowGate = new Promise((r) => (release = r));
+    slowStarted = 0;
     const slow = [client.runTool({ provider: 'local', name: 'slow_op', caller: 'greedy' }), client.runTool({ provider: 'local', name: 'slow_op', caller: 'greedy' })];
-    await new Promise((r) => setTimeout(r, 50));
+    // Both runs are in the adapter (so both hold their caller slot) before the third is sent.
+    await waitFor(() => slowStarted === 2, { timeoutMs: 20_000, message: 'both greedy runs to reach the adapter' });
     const err = await failure(client.runTool({ provider: 'local', name: 'slow_op', caller: 'greedy' }));
     expect(err.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(err.details).toContain('limit is 2 concurrent runs per caller');
-    const other = await client.runTool({ provider: 'local', name: 'slow_op', caller: 'polite' });
+    const other = await client.runTool({ provider: 'local', name: 'repeat_text', arguments: { text: 'a', times: 1 }, caller: 'polite' });
     expect(other.status).toBe(RunStatus.RUN_STATUS_OK);
-    await Promise.all(slow);
+    release();
+    expect((await Promise.all(slow)).map((r) => r.status)).toEqual([RunStatus.RUN_STATUS_OK, RunStatus.RUN_STATUS_OK]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ToolHubError } from '@toolhub/contracts';
+import { findCause, ToolHubError } from '@toolhub/contracts';
 
 import type { SecretRedactor as Redactor } from '@toolhub/config';
 
@@ -36,13 +36,13 @@ export function classifyCallError(err: unknown, signal?: AbortSignal): CallError
 }
 
 function hasCode(err: unknown, codes: string[]): boolean {
-  for (let cur: unknown = err, depth = 0; cur && depth < 6; depth++) {
+  // An AggregateError (fetch's "happy eyeballs") carries the connect errors in `errors`.
+  const matches = (cur: unknown): boolean => {
     const code = (cur as { code?: unknown }).code;
     if (typeof code === 'string' && codes.includes(code)) return true;
-    if (Array.isArray((cur as { errors?: unknown }).errors) && (cur as { errors: unknown[] }).errors.some((e) => hasCode(e, codes))) return true;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return false;
+    return Array.isArray((cur as { errors?: unknown }).errors) && (cur as { errors: unknown[] }).errors.some((e) => hasCode(e, codes));
+  };
+  return findCause(err, matches) !== undefined;
 }
 
 interface CallErrorContext {

@@ -4,6 +4,8 @@
  * from '@toolhub/contracts'.
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /** One problem in a configuration document, located by its path (`servers[1].url`). */
 export interface McpConfigIssue {
   readonly path: string;
@@ -36,10 +38,5 @@ export class McpConfigError extends Error {
 
 /** The McpConfigError in `err` or its `cause` chain, if any. */
 export function findMcpConfigError(err: unknown): McpConfigError | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (current instanceof McpConfigError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return findCause(err, (e): e is McpConfigError => e instanceof McpConfigError);
 }

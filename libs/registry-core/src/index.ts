@@ -6,7 +6,8 @@ export { Registry, type RegistryOptions } from './registry';
 export { searchConfigFields, searchOptions, type SearchConfig } from './search-setup';
 export { DEFAULT_STATS_FLUSH_MS, statsConfigFields } from './stats-setup';
 export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
-export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
+// Moved to agent-kit (shared with the dispatcher); re-exported for existing importers.
+export { buildPreloadSet, compactTool, keyParameters } from '@toolhub/agent-kit';
 export { suggestPreload, preloadScore } from './suggest';
 export { parseOverlaysFile, applyOverlaysFile, overlaysFileSchema, type OverlaysFile } from './overlays-file';
 export { toRegisteredTool, toToolInfo, toWireStats } from './convert';

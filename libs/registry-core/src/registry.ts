@@ -39,6 +39,7 @@ import {
   type ToolInfo,
   toolId,
 } from '@toolhub/contracts';
+import { buildPreloadSet } from '@toolhub/agent-kit';
 import { HybridSearch, type HybridSearchOptions, ToolSearchIndex } from '@toolhub/search';
 import type { PreloadList, RegistryStore, StoredTool, ToolStats, ToolStatsSort, ToolStatsSummary } from '@toolhub/store';
 
@@ -47,7 +48,6 @@ import { toRegisteredTool, toToolInfo } from './convert';
 import { type LivenessOptions, ProviderLiveness } from './liveness';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
-import { buildPreloadSet } from './preload-set';
 import { type GraceRound, ResyncGrace, type ResyncGraceOptions } from './resync-grace';
 import { SharedLearning } from './shared-learning';
 import { StatsIngestion } from './stats-ingestion';

@@ -2,8 +2,7 @@
  * What of a ToolInfo is searchable, and in which field: the name; the category (provider, path,
  * tags); the description (with the output description); the parameters (names and descriptions).
  */
-import { summarize } from '@toolhub/adapter-sdk';
-import { Importance, type ToolInfo } from '@toolhub/contracts';
+import { Importance, summarize, type ToolInfo } from '@toolhub/contracts';
 
 import { embeddingText } from './embedding-text';
 import { forEachParameter } from './schema-parameters';

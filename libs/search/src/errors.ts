@@ -5,6 +5,8 @@
  * caller of the library got wrong at construction time: options out of range.
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /** What went wrong: `invalid_options` — a constructor option is out of range. */
 export type SearchErrorCode = 'invalid_options';
 
@@ -23,10 +25,6 @@ export class SearchError extends Error {
 
 /** Type guard that follows `cause` chains; with `code`, also checks the code. */
 export function isSearchError(err: unknown, code?: SearchErrorCode): err is SearchError {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    if (current instanceof SearchError) return code === undefined || current.code === code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  const found = findCause(err, (e): e is SearchError => e instanceof SearchError);
+  return found !== undefined && (code === undefined || found.code === code);
 }

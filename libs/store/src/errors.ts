@@ -5,6 +5,8 @@
  * backend failed, the store is closed or locked by another process, or the options are wrong.
  */
 
+import { findCause } from '@toolhub/contracts';
+
 /**
  * What went wrong:
  * - `backend`: the database or the data files failed (see `cause`); `retryable` tells whether the
@@ -34,10 +36,6 @@ export class StoreError extends Error {
 
 /** Type guard that follows `cause` chains; with `code`, also checks the code. */
 export function isStoreError(err: unknown, code?: StoreErrorCode): err is StoreError {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    if (current instanceof StoreError) return code === undefined || current.code === code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  const found = findCause(err, (e): e is StoreError => e instanceof StoreError);
+  return found !== undefined && (code === undefined || found.code === code);
 }

@@ -28,7 +28,7 @@ interface Target {
   cleanup(): Promise<void>;
 }
 
-/** Starts the writer, lets it ack at least `minAcks` batches, kills it at a random moment. */
+/** Starts the writer, lets it ack at least `minAcks` batches, kills it at a random moment; returns the last batch it acked. */
 async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs: number): Promise<number> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that SIGKILL would miss.
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
@@ -38,7 +38,9 @@ async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  // 'close', not 'exit': it comes after the child's stdout has ended, so every "acked" line the
+  // child wrote before the kill has been read (lastAcked is then the last batch it really acked).
+  const closed = new Promise<void>((done) => child.once('close', () => done()));
   let lastAcked = -1;
   try {
     await new Promise<void>((done, fail) => {
@@ -63,7 +65,7 @@ async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs
     });
   } finally {
     child.kill('SIGKILL');
-    await exited;
+    await closed;
   }
   return lastAcked;
 }

@@ -1,5 +1,7 @@
 /** The embeddings port: what the hybrid search needs from a sentence-embedding model. */
 
+import { findCause } from '@toolhub/contracts';
+
 /** Per-call overrides of an {@link Embedder}'s defaults. */
 export interface EmbedOptions {
   signal?: AbortSignal;
@@ -42,12 +44,7 @@ export class EmbeddingsError extends Error {
 
 /** Type guard that follows `cause` chains. */
 export function isEmbeddingsError(err: unknown): err is EmbeddingsError {
-  let current: unknown = err;
-  for (let i = 0; i < 8 && current; i++) {
-    if (current instanceof EmbeddingsError) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return findCause(err, (e): e is EmbeddingsError => e instanceof EmbeddingsError) !== undefined;
 }
 
 /** `v` scaled to unit length (a zero vector stays zero). */

@@ -2,10 +2,14 @@
  * The preload set: the four meta-tools plus the operators' chosen tools in compact form (name,
  * one-line description, key parameters), in the list's order, serialised byte-stably with a
  * fingerprint that changes only when the list or those tools change — so prompt caches stay warm.
+ * Here, beside the meta-tools, so the registry (which serves the set) and the dispatcher (which
+ * rebuilds it for a restricted view) share it without one core depending on the other.
  */
-import { summarize } from '@toolhub/adapter-sdk';
-import { type ExposedTool, exposedToolName, META_TOOLS, renderTools, type ToolFormat } from '@toolhub/agent-kit';
-import { canonicalJson, contentHash, type GetPreloadSetResponse, PreloadFormat, type PreloadTool, type ToolInfo } from '@toolhub/contracts';
+import { canonicalJson, contentHash, type GetPreloadSetResponse, PreloadFormat, type PreloadTool, summarize, type ToolInfo } from '@toolhub/contracts';
+
+import { type ExposedTool, META_TOOLS } from './meta-tools';
+import { renderTools, type ToolFormat } from './render';
+import { exposedToolName } from './tool-names';
 
 /** Most parameters kept per tool: the required ones first, then optional ones in schema order. */
 const MAX_KEY_PARAMETERS = 6;
