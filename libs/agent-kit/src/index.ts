@@ -59,6 +59,7 @@ export {
   isPreloadedMetaTool,
   META_TOOL_PROVIDER,
 } from './loaded-tools';
+export { formatFailure, formatInfo, formatListing, formatRun, formatSearch, truncate } from './format-result';
 export { ToolCallExecutor, type ToolCall, type ToolCallResult, type ExecutorOptions } from './execute';
 export { AgentToolkit, type AgentToolkitOptions } from './toolkit';
 export { SearchMemory, type SearchMemoryOptions } from './search-memory';
