@@ -4,6 +4,7 @@ import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { startMcpDoor } from '@toolhub/mcp-door';
 import { dispatcherReadiness, registerDispatcherMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -62,9 +63,11 @@ async function main(): Promise<void> {
     deps: { grants: security.grants, cache, logger: log },
   });
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
-  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
+  const door = await startMcpDoor(running.dispatcher, config, log);
+  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), door?.registerMetrics(r)) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
+    { name: 'mcp', run: async () => void (await door?.close()) },
     { name: 'grpc', run: () => running.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'cache', run: () => cache.close() },

@@ -33,6 +33,8 @@ export interface McpDoorDeps {
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Version in the MCP `serverInfo`. @default '0.1.0' */
   version?: string;
+  /** Serve a non-loopback host without auth (only behind a proxy that authenticates; TOOLHUB_ALLOW_UNAUTHENTICATED). @default false */
+  allowUnauthenticated?: boolean;
 }
 
 interface LiveSession {
@@ -91,11 +93,11 @@ export class McpDoor {
    */
   static async start(backend: DoorBackend, options: McpDoorOptions = {}, deps: McpDoorDeps = {}): Promise<McpDoor> {
     const o = withMcpDefaults(options);
-    if (!isLoopback(o.host) && !deps.authenticator?.enabled) {
+    if (!isLoopback(o.host) && !deps.authenticator?.enabled && !deps.allowUnauthenticated) {
       throw new ToolHubError(
         'failed_precondition',
         `The MCP door refuses to listen on ${o.host} without authentication: anyone who reaches that address could run tools. ` +
-          'Set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_ISSUER + TOOLHUB_AUTH_JWT_JWKS, or keep TOOLHUB_MCP_HOST on 127.0.0.1, or turn the door off with TOOLHUB_MCP=0.',
+          'Set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_ISSUER + TOOLHUB_AUTH_JWT_JWKS, or keep TOOLHUB_MCP_HOST on 127.0.0.1, or turn the door off with TOOLHUB_MCP_DOOR=false.',
       );
     }
     const door = new McpDoor(backend, o, deps);

@@ -70,7 +70,7 @@ export function withMcpDefaults(o: McpDoorOptions = {}): ResolvedMcpDoorOptions 
 /** Config fields for `defineConfig` (spread into the dispatcher's and the one-process spec). */
 export function mcpConfigFields() {
   return {
-    mcpEnabled: { env: 'TOOLHUB_MCP', schema: zBoolean().default(true), description: 'Serve the MCP front door (Streamable HTTP at /mcp)' },
+    mcpDoor: { env: 'TOOLHUB_MCP_DOOR', schema: zBoolean().default(true), description: 'Serve the MCP front door (Streamable HTTP at /mcp)' },
     mcpHost: { env: 'TOOLHUB_MCP_HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Interface the MCP door listens on (0.0.0.0 in containers; needs auth)' },
     mcpPort: { env: 'TOOLHUB_MCP_PORT', schema: z.coerce.number().int().min(0).max(65535).default(50055), description: 'Port of the MCP door (path /mcp)' },
     mcpView: { env: 'TOOLHUB_MCP_VIEW', schema: z.enum(['default', 'flat']).default('default'), description: 'tools/list: default (meta-tools + preload + looked-up tools) or flat (every visible tool as provider__name)' },
@@ -86,7 +86,7 @@ export function mcpConfigFields() {
 
 /** The parsed values of {@link mcpConfigFields}. */
 export interface McpSettings {
-  mcpEnabled: boolean;
+  mcpDoor: boolean;
   mcpHost: string;
   mcpPort: number;
   mcpView: McpView;

@@ -132,7 +132,6 @@ export class DoorSession {
     this.lastUsed = Date.now();
     const loaded = await this.tools();
     const args = rawArgs ?? {};
-    const max = this.options.maxResultChars;
     if (name === 'tool_run') {
       const ref = this.refOf(args);
       const runArgs = args.arguments;

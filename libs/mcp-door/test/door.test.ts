@@ -14,7 +14,7 @@ import { waitFor } from '@toolhub/test-harness';
 import { AGENT_KEY, type DoorStack, startDoorStack } from './support/door-stack';
 
 type TextBlock = { type: string; text?: string };
-const textOf = (r: { content?: unknown }) => ((r.content as TextBlock[]) ?? []).map((b) => b.text ?? '').join('\n');
+const textOf = (r: object) => (((r as { content?: TextBlock[] }).content) ?? []).map((b) => b.text ?? '').join('\n');
 
 async function connect(url: string, key = AGENT_KEY): Promise<{ client: Client; changes: () => number }> {
   const client = new Client({ name: 'door-test', version: '1.0.0' });
