@@ -23,7 +23,7 @@ const INSTRUCTIONS =
 
 /** A new SDK server for `session`; `listChanged` is announced only where a session can be told (not stateless). */
 export function createSessionServer(session: DoorSession, opts: { version: string; listChanged: boolean; jsonResponse: boolean; onCall?: CallObserver }): Server {
-  const server = new Server({ name: 'toolhub', version: opts.version }, { capabilities: { tools: { listChanged: opts.listChanged } }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'toolhub', version: opts.version }, { capabilities: { tools: { listChanged: opts.listChanged }, logging: {} }, instructions: INSTRUCTIONS });
   server.oninitialized = () => {
     const client = server.getClientVersion()?.name;
     if (client) session.caller = `mcp:${client.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 48)}`;
