@@ -232,7 +232,7 @@ async function startToolhubOneProcess(): Promise<Target> {
     'toolhub (one process)',
     [...PROFILE_ARGS, requireBuilt('toolhub')],
     {
-      TOOLHUB_GRPC_PORT: String(port),
+      TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0',
       TOOLHUB_ADMIN_PORT: '0',
       TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub'),
       TOOLHUB_MCP_CONFIG: MCP_CONFIG,
@@ -263,7 +263,7 @@ async function startToolhubMultiProcess(): Promise<Target> {
   const dispatcher = await spawnApp(
     'dispatcher',
     [...PROFILE_ARGS, requireBuilt('dispatcher')],
-    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox'), LOG_LEVEL: 'info' },
+    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox'), LOG_LEVEL: 'info' },
     /dispatcher listening/,
   );
   return withGenerator(
