@@ -79,7 +79,7 @@ export function mcpConfigFields() {
     mcpAllowedOrigins: { env: 'TOOLHUB_MCP_ALLOWED_ORIGINS', schema: zList(z.string().min(1)).default([]), description: 'Browser Origins allowed besides loopback ones, comma-separated (DNS rebinding protection)' },
     mcpMaxSessions: { env: 'TOOLHUB_MCP_MAX_SESSIONS', schema: z.coerce.number().int().min(1).max(1_000_000).default(1000), description: 'Most MCP sessions kept; the least recently used is closed to make room' },
     mcpSessionIdle: { env: 'TOOLHUB_MCP_SESSION_IDLE', schema: zDuration({ min: '1s', max: '7d' }).default(30 * 60_000), description: 'An MCP session unused this long is closed ("30m")' },
-    mcpTokenBudget: { env: 'TOOLHUB_MCP_TOKEN_BUDGET', schema: z.coerce.number().int().min(0).max(1_000_000).default(8000), description: 'Tokens of looked-up tools a session lists; least recently used released first' },
+    mcpTokenBudget: { env: 'TOOLHUB_MCP_TOKEN_BUDGET', schema: z.coerce.number().int().min(0).max(1_000_000).default(8000), description: 'Tokens of looked-up tools a session lists; least recently used released first', secret: false },
     mcpResourceUrl: { env: 'TOOLHUB_MCP_RESOURCE_URL', schema: z.string().url().optional(), description: 'Public URL of /mcp: protected-resource metadata and the JWT audience MCP tokens must carry (default http://<host>:<port>/mcp)' },
   };
 }
