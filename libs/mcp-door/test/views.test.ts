@@ -78,3 +78,37 @@ describe('the token budget of looked-up tools, and metrics', () => {
     }
   });
 });
+
+describe('admission shared with the gRPC door', () => {
+  let stack: DoorStack;
+  beforeAll(async () => {
+    stack = await startDoorStack();
+  });
+  afterAll(() => stack?.close());
+
+  it('counts an MCP run in the same admission gate as gRPC runs, and frees its slot when the MCP client cancels', async () => {
+    const { ToolHubAgentClient } = await import('@toolhub/agent-kit');
+    const grpc = await ToolHubAgentClient.connect(stack.running.grpc.address, { token: AGENT_KEY });
+    const { client } = await connect(stack.door.address);
+    const gate = stack.running.dispatcher.admission;
+    try {
+      const viaGrpc = new AbortController();
+      const viaMcp = new AbortController();
+      const runs = stack.slow.runs;
+      const holding = grpc.runTool({ provider: 'local', name: 'slow_wait', arguments: {} }, { signal: viaGrpc.signal }).catch(() => undefined);
+      await waitFor(() => stack.slow.runs > runs);
+      const slow = client.callTool({ name: 'tool_run', arguments: { name: 'local:slow_wait', arguments: {} } }, undefined, { signal: viaMcp.signal, timeout: 120_000 }).catch(() => undefined);
+      await waitFor(() => stack.slow.runs > runs + 1);
+      expect(gate.running).toBe(2);
+      viaMcp.abort();
+      await slow;
+      await waitFor(() => gate.running === 1);
+      viaGrpc.abort();
+      await holding;
+      await waitFor(() => gate.running === 0);
+    } finally {
+      await client.close();
+      grpc.close();
+    }
+  });
+});

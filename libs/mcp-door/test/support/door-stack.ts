@@ -6,7 +6,7 @@
 import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
-import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { type DispatcherOptions, type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { McpDoor, type McpDoorOptions } from '@toolhub/mcp-door';
 import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -68,7 +68,7 @@ export interface DoorStack {
 }
 
 /** Starts the stack; `auth: false` is local mode (no credentials, no grants). */
-export async function startDoorStack(options: McpDoorOptions = {}, auth = true): Promise<DoorStack> {
+export async function startDoorStack(options: McpDoorOptions = {}, auth = true, dispatcher: DispatcherOptions = {}): Promise<DoorStack> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-door-'));
   const keysFile = join(dir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ name: 'agent-a', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }, { name: 'ops', sha256: hashApiKey(OPERATOR_ONLY_KEY), roles: ['operator'] }] }));
