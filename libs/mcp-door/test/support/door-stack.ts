@@ -82,7 +82,7 @@ export async function startDoorStack(options: McpDoorOptions = {}, auth = true, 
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry'), claims: 'memory' });
   const registry = await Registry.start(bus, store, {});
   const adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', doorTools(slow)) });
-  const running = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false }, deps: { grants } });
+  const running = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, ...dispatcher }, deps: { grants } });
   const door = await McpDoor.start(running.dispatcher, { port: 0, preloadTimeoutMs: 500, ...options }, { authenticator });
   return {
     bus,
