@@ -183,7 +183,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
   const dispatcher = await app(
     'dispatcher',
     'dispatcher',
-    { NATS_URL: nats.url, REDIS_URL: redis.url, TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_PROVIDER_TTL: '3s', ...options.dispatcherEnv },
+    { NATS_URL: nats.url, REDIS_URL: redis.url, TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_PROVIDER_TTL: '3s', ...options.dispatcherEnv },
     /dispatcher listening/,
     built,
     options.dispatcherNodeArgs ?? dispatcherNodeArgsFromEnv(),

@@ -237,7 +237,7 @@ async function main(): Promise<void> {
       }),
       spawnProcess(process.execPath, [bundles[1]!], {
         cwd: ROOT,
-        env: { ...common, LOG_LEVEL: 'info', TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_HEALTH_PORT: '-1', TOOLHUB_OUTBOX_DIR: join(root, '.outbox') },
+        env: { ...common, LOG_LEVEL: 'info', TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_HEALTH_PORT: '-1', TOOLHUB_OUTBOX_DIR: join(root, '.outbox') },
         readyPattern: /dispatcher listening/,
         timeoutMs: 60_000,
       }),

@@ -185,7 +185,7 @@ async function main(): Promise<void> {
         cwd: ROOT,
         env: {
           NATS_URL: natsUrl,
-          TOOLHUB_GRPC_PORT: String(port),
+          TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0',
           TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000',
           LOG_LEVEL: 'info',
           ...(EVENT_DURABILITY ? { TOOLHUB_EVENT_DURABILITY: EVENT_DURABILITY } : {}),

@@ -34,7 +34,7 @@ const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/gateway.jso
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 10_000);
 const WARM_MS = Number(process.env['BENCH_WARM_MS'] ?? 2_000);
 const CONCURRENCY = (process.env['BENCH_CONCURRENCY'] ?? '1,16,64').split(',').map(Number);
-const ALL_TARGETS = ['toolhub-1p', 'toolhub-mp', 'mcp-proxy', 'mcp-hub'] as const;
+const ALL_TARGETS = ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp', 'mcp-proxy', 'mcp-hub'] as const;
 type TargetId = 'floor' | (typeof ALL_TARGETS)[number];
 const TARGETS: TargetId[] = ['floor', ...((process.env['BENCH_TARGETS']?.split(',').filter(Boolean) ?? [...ALL_TARGETS]) as TargetId[]).filter((t) => t !== 'floor')];
 const SERVER_JS = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -169,6 +169,8 @@ const LABELS: Record<TargetId, string> = {
   floor: 'floor: MCP server direct (stdio)',
   'toolhub-1p': 'ToolHub one-process (gRPC)',
   'toolhub-mp': 'ToolHub multi-process (gRPC)',
+  'toolhub-mcp-1p': 'ToolHub one-process (MCP door)',
+  'toolhub-mcp-mp': 'ToolHub multi-process (MCP door)',
   'mcp-proxy': `mcp-proxy ${PEER_VERSIONS['mcp-proxy']} (Streamable HTTP)`,
   'mcp-hub': `mcp-hub ${PEER_VERSIONS['mcp-hub']} (HTTP+SSE /mcp)`,
 };
@@ -232,7 +234,7 @@ async function startToolhubOneProcess(): Promise<Target> {
     'toolhub (one process)',
     [...PROFILE_ARGS, requireBuilt('toolhub')],
     {
-      TOOLHUB_GRPC_PORT: String(port),
+      TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0',
       TOOLHUB_ADMIN_PORT: '0',
       TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub'),
       TOOLHUB_MCP_CONFIG: MCP_CONFIG,
@@ -263,7 +265,7 @@ async function startToolhubMultiProcess(): Promise<Target> {
   const dispatcher = await spawnApp(
     'dispatcher',
     [...PROFILE_ARGS, requireBuilt('dispatcher')],
-    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox'), LOG_LEVEL: 'info' },
+    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox'), LOG_LEVEL: 'info' },
     /dispatcher listening/,
   );
   return withGenerator(
@@ -272,6 +274,64 @@ async function startToolhubMultiProcess(): Promise<Target> {
       'registry not run (apps/registry needs MongoDB: it has no embedded store), so no tool.called statistics are ingested',
     'load-grpc.js',
     { GEN_ADDRESS: `127.0.0.1:${port}` },
+    [
+      ['dispatcher', dispatcher.pid],
+      ['adapter-mcp', adapter.pid],
+    ],
+    nats ? [['nats', nats.pid]] : [],
+  );
+}
+
+/** The echo tool as the MCP door exposes it once looked up (default view: tool_info adds it to tools/list). */
+const DOOR_TOOL = { id: 'mcp:everything_echo', exposed: 'mcp__everything_echo' };
+
+async function startToolhubMcpOneProcess(): Promise<Target> {
+  const mcpPort = await freePort();
+  const app = await spawnApp(
+    'toolhub (one process, MCP door)',
+    [...PROFILE_ARGS, requireBuilt('toolhub')],
+    {
+      TOOLHUB_GRPC_PORT: '0',
+      TOOLHUB_ADMIN_PORT: '0',
+      TOOLHUB_MCP_PORT: String(mcpPort),
+      TOOLHUB_MCP_JSON_RESPONSE: process.env['BENCH_MCP_JSON'] ?? 'false',
+      TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub-mcp'),
+      TOOLHUB_MCP_CONFIG: MCP_CONFIG,
+      TOOLHUB_CLOUD: 'false',
+      LOG_LEVEL: 'warn',
+    },
+    /ToolHub is running/,
+  );
+  return withGenerator(
+    'toolhub-mcp-1p',
+    'load generator (MCP SDK client, Streamable HTTP) → toolhub MCP door (dist/apps/toolhub, default view; the echo tool loaded with tool_info, then called typed) → server-everything over stdio',
+    'load-mcp.js',
+    { GEN_TRANSPORT: 'http', GEN_URL: `http://127.0.0.1:${mcpPort}/mcp`, GEN_TOOL: DOOR_TOOL.exposed, GEN_LOAD: DOOR_TOOL.id },
+    [['toolhub', app.pid]],
+  );
+}
+
+async function startToolhubMcpMultiProcess(): Promise<Target> {
+  let nats: NatsServerHandle | undefined;
+  if (!process.env['NATS_URL']) {
+    nats = await startNatsServer();
+    cleanups.push(() => nats!.dispose());
+    log(`  started nats-server (pid ${nats.pid})`);
+  }
+  const natsUrl = process.env['NATS_URL'] ?? nats!.url;
+  const adapter = await spawnApp('adapter-mcp (for the MCP door)', [...PROFILE_ARGS, requireBuilt('adapter-mcp')], { NATS_URL: natsUrl, TOOLHUB_MCP_CONFIG: MCP_CONFIG, LOG_LEVEL: 'info' }, /adapter-mcp ready/);
+  const mcpPort = await freePort();
+  const dispatcher = await spawnApp(
+    'dispatcher (MCP door)',
+    [...PROFILE_ARGS, requireBuilt('dispatcher')],
+    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: '0', TOOLHUB_MCP_PORT: String(mcpPort), TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox-mcp'), LOG_LEVEL: 'info' },
+    /dispatcher listening/,
+  );
+  return withGenerator(
+    'toolhub-mcp-mp',
+    `load generator (MCP SDK client, Streamable HTTP) → dispatcher MCP door (dist/apps/dispatcher) → NATS (${nats ? 'private nats-server' : 'NATS_URL'}) → adapter-mcp → server-everything over stdio; registry not run (as toolhub-mp)`,
+    'load-mcp.js',
+    { GEN_TRANSPORT: 'http', GEN_URL: `http://127.0.0.1:${mcpPort}/mcp`, GEN_TOOL: DOOR_TOOL.exposed, GEN_LOAD: DOOR_TOOL.id },
     [
       ['dispatcher', dispatcher.pid],
       ['adapter-mcp', adapter.pid],
@@ -434,7 +494,7 @@ function verdicts(rows: Row[]): Verdict[] {
   const out: Verdict[] = [];
   const peers: TargetId[] = ['mcp-proxy', 'mcp-hub'];
   for (const c of CONCURRENCY) {
-    for (const mode of ['toolhub-1p', 'toolhub-mp'] as TargetId[]) {
+    for (const mode of ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp'] as TargetId[]) {
       const th = rows.find((r) => r.target === mode && r.concurrency === c);
       if (!th) continue;
       const ps = peers.map((p) => rows.find((r) => r.target === p && r.concurrency === c)).filter((r): r is Row => r !== undefined);
@@ -526,6 +586,12 @@ async function main(): Promise<void> {
         break;
       case 'toolhub-mp':
         targets.push(await startToolhubMultiProcess());
+        break;
+      case 'toolhub-mcp-1p':
+        targets.push(await startToolhubMcpOneProcess());
+        break;
+      case 'toolhub-mcp-mp':
+        targets.push(await startToolhubMcpMultiProcess());
         break;
       case 'mcp-proxy':
         targets.push(await startMcpProxy(peerEntries!['mcp-proxy']));

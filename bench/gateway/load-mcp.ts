@@ -7,6 +7,7 @@
  *   GEN_TRANSPORT=http  GEN_URL=http://127.0.0.1:<port>/mcp               Streamable HTTP (mcp-proxy)
  *   GEN_TRANSPORT=sse   GEN_URL=http://127.0.0.1:<port>/mcp               HTTP+SSE (mcp-hub's unified endpoint)
  *   GEN_TOOL=<name>                                                        the echo tool's name at that endpoint
+ *   GEN_LOAD=<provider:name>                                               first tool_info it (ToolHub's MCP door: looked-up tools join tools/list)
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -20,6 +21,7 @@ const TRANSPORT = process.env['GEN_TRANSPORT'] ?? 'stdio';
 const URL_ = process.env['GEN_URL'] ?? '';
 const SERVER_JS = process.env['GEN_SERVER_JS'] ?? '';
 const TOOL = process.env['GEN_TOOL'] ?? 'echo';
+const LOAD = process.env['GEN_LOAD'] ?? '';
 const TIMEOUT_MS = 30_000;
 
 function transport(): Transport {
@@ -43,6 +45,10 @@ serveGenerator(async () => {
     const client = new Client({ name: 'toolhub-gateway-bench', version: '1.0.0' });
     try {
       await client.connect(t);
+      if (LOAD) {
+        const info = await client.callTool({ name: 'tool_info', arguments: { name: LOAD } });
+        if (info.isError) throw new Error(`tool_info ${LOAD}: ${JSON.stringify(info.content).slice(0, 200)}`);
+      }
       const { tools } = await client.listTools();
       if (!tools.some((x) => x.name === TOOL)) throw new Error(`no tool ${TOOL} among ${tools.map((x) => x.name).join(', ') || 'none'}`);
       return { client, t };

@@ -40,7 +40,7 @@ describe('call events survive kill -9 of NATS and then of the dispatcher', () =>
   const startDispatcher = async (): Promise<SpawnedProcess> =>
     spawnProcess(process.execPath, [...TS_NODE, 'apps/dispatcher/src/main.ts'], {
       cwd: ROOT,
-      env: { NATS_URL: nats.url, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_EVENT_DURABILITY: 'outbox', LOG_LEVEL: 'info' },
+      env: { NATS_URL: nats.url, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_EVENT_DURABILITY: 'outbox', LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
       timeoutMs: 60_000,
     });

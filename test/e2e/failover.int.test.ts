@@ -101,7 +101,7 @@ describe('failover: one of two adapter-local replicas is killed with SIGKILL und
     );
     dispatcher = await spawnProcess(process.execPath, [...TS_NODE, 'apps/dispatcher/src/main.ts'], {
       cwd: ROOT,
-      env: { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_PROVIDER_TTL: `${PROVIDER_TTL_MS}ms`, TOOLHUB_MAX_CONCURRENT_PER_CALLER: '64', LOG_LEVEL: 'info' },
+      env: { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_PROVIDER_TTL: `${PROVIDER_TTL_MS}ms`, TOOLHUB_MAX_CONCURRENT_PER_CALLER: '64', LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
       timeoutMs: 45_000,
     });

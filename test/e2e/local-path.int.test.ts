@@ -37,7 +37,7 @@ describe('agent → dispatcher → NATS → adapter-local, as separate processes
     adapter = await startAdapter();
     dispatcher = await spawnProcess(process.execPath, [...TS_NODE, 'apps/dispatcher/src/main.ts'], {
       cwd: ROOT,
-      env: { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+      env: { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
       timeoutMs: 30_000,
     });

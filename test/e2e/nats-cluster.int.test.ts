@@ -28,7 +28,7 @@ describe('three-node NATS cluster and two dispatchers: a node and a dispatcher k
   const startDispatcher = (port: number, outbox: string): Promise<SpawnedProcess> =>
     spawnProcess(process.execPath, [...TS_NODE, 'apps/dispatcher/src/main.ts'], {
       cwd: ROOT,
-      env: { NATS_URL: cluster.urls, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_PROVIDER_TTL: '3s', LOG_LEVEL: 'info' },
+      env: { NATS_URL: cluster.urls, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_OUTBOX_DIR: outbox, TOOLHUB_PROVIDER_TTL: '3s', LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
       timeoutMs: 90_000,
     });

@@ -2,6 +2,7 @@
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
+import { mcpConfigFields } from '@toolhub/mcp-door';
 import { z } from 'zod';
 
 export const dispatcherConfig = defineConfig({
@@ -69,4 +70,5 @@ export const dispatcherConfig = defineConfig({
   ...opsConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
+  ...mcpConfigFields(),
 });

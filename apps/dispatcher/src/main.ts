@@ -3,6 +3,7 @@ import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -62,10 +63,13 @@ async function main(): Promise<void> {
   });
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
   registerDispatcherMetrics(ops.registry, running.dispatcher);
+  const door = await startMcpDoor(running.dispatcher, config, log);
+  door?.registerMetrics(ops.registry);
   startup.done();
   await ops.readiness.add(...dispatcherReadiness(bus));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
+    { name: 'mcp', run: async () => void (await door?.close()) },
     { name: 'grpc', run: () => running.close() },
     { name: 'bus', run: () => bus.close() },
     { name: 'cache', run: () => cache.close() },

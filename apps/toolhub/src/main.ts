@@ -7,6 +7,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
@@ -106,12 +107,20 @@ async function main(): Promise<void> {
 
   const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
   const address = running.grpc.address;
-  const ops = await startOps({ app: 'toolhub', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerRegistryMetrics(r, registry)) });
+  const door = await startMcpDoor(running.dispatcher, config, log);
+  const ops = await startOps({
+    app: 'toolhub',
+    config,
+    logger: log,
+    readiness: dispatcherReadiness(bus),
+    metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerRegistryMetrics(r, registry), door?.registerMetrics(r)),
+  });
   process.stdout.write(
     [
       'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp, adapter-cloud; in-process bus).',
       `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
+      `  MCP:        ${door ? `${door.address}  (Streamable HTTP; stdio: npx toolhub mcp)` : 'off (TOOLHUB_MCP_DOOR=false)'}`,
       `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,
       `  security:   ${security.summary}`,
@@ -126,6 +135,7 @@ async function main(): Promise<void> {
 
   steps.push(
     { name: 'ops', run: () => ops.close() },
+    { name: 'mcp', run: async () => void (await door?.close()) },
     { name: 'grpc', run: () => running.close() },
     { name: 'adapter-local', run: () => localService.close() },
     { name: 'tool workers', run: () => toolPool.close() },

@@ -60,6 +60,7 @@ export {
   META_TOOL_PROVIDER,
 } from './loaded-tools';
 export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
+export { formatFailure, formatInfo, formatListing, formatRun, formatSearch, truncate } from './format-result';
 export { ToolCallExecutor, type ToolCall, type ToolCallResult, type ExecutorOptions } from './execute';
 export { AgentToolkit, type AgentToolkitOptions } from './toolkit';
 export { SearchMemory, type SearchMemoryOptions } from './search-memory';

@@ -11,6 +11,7 @@ import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
 import { learnedCommand, type LearnedOptions } from './commands/learned';
 import { lsCommand, type LsOptions } from './commands/ls';
+import { DEFAULT_MCP_URL, runMcpBridge } from './commands/mcp-bridge';
 import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
 import { providersCommand } from './commands/providers';
 import { runCommand, type RunOptions } from './commands/run';
@@ -95,6 +96,19 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .argument('<dir>', 'directory to create (must be new or empty)')
     .option('--provider <name>', 'provider name (default: from the directory name)')
     .action(act<[string, AdapterInitOptions]>(adapterInitCommand));
+
+  program
+    .command('mcp')
+    .description('an MCP server on stdio for hosts that launch a command, bridged to the hub\'s MCP door with TOOLHUB_TOKEN')
+    .option('--url <url>', `the hub's MCP door (env TOOLHUB_MCP_URL, default ${DEFAULT_MCP_URL})`)
+    .action(async (o: { url?: string }) => {
+      try {
+        state.code = (await runMcpBridge({ url: o.url ?? (io.env['TOOLHUB_MCP_URL'] || DEFAULT_MCP_URL), token: io.env['TOOLHUB_TOKEN'] || undefined, log: (l) => io.stderr.write(`${l}\n`) })) as ExitCode;
+      } catch (err) {
+        io.stderr.write(`toolhub mcp: ${(err as Error).message}\n`);
+        state.code = EXIT_CODES.usage;
+      }
+    });
 
   program
     .command('providers')

@@ -124,7 +124,7 @@ async function dropDatabase(url: string, dbName: string): Promise<void> {
 /** A dispatcher process on a free gRPC port. */
 export async function startDispatcherProcess(nats: string, env: Record<string, string> = {}): Promise<{ proc: SpawnedProcess; address: string }> {
   const port = await freePort();
-  const proc = await startApp('dispatcher', { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), ...env }, /dispatcher listening/);
+  const proc = await startApp('dispatcher', { NATS_URL: nats, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', ...env }, /dispatcher listening/);
   return { proc, address: `127.0.0.1:${port}` };
 }
 

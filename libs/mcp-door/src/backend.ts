@@ -1,0 +1,109 @@
+/**
+ * What the MCP door needs from the dispatcher: its public methods, each taking the request and a
+ * CallContext. Identity, grants, admission, deadlines, cancellation, events and error texts are
+ * decided there, below the door; the door only translates MCP to these calls and back.
+ */
+import { ToolHubCallError } from '@toolhub/agent-kit';
+import type { CallOptions, ToolHubApi } from '@toolhub/agent-kit';
+import type { Principal } from '@toolhub/auth';
+import {
+  boundedError,
+  GetPreloadSetRequest,
+  type GetPreloadSetResponse,
+  type GetToolInfoRequest,
+  type GetToolInfoResponse,
+  type ListProvidersResponse,
+  ListToolsRequest,
+  type ListToolsResponse,
+  RunToolRequest,
+  type RunToolResponse,
+  SearchToolsRequest,
+  type SearchToolsResponse,
+} from '@toolhub/contracts';
+import type { CallContext } from '@toolhub/grpc-edge';
+import { randomUUID } from 'node:crypto';
+
+/** The dispatcher's public methods the door calls (the `Dispatcher` class of @toolhub/dispatcher-core has them). */
+export interface DoorBackend {
+  listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse>;
+  getToolInfo(req: GetToolInfoRequest, call: CallContext): Promise<GetToolInfoResponse>;
+  searchTools(req: SearchToolsRequest, call: CallContext): Promise<SearchToolsResponse>;
+  getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse>;
+  runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse>;
+  listProvidersFor(call: CallContext): Promise<ListProvidersResponse>;
+}
+
+/** Where one MCP request came from: who, and how it can be cancelled. */
+export interface DoorCall {
+  principal: Principal;
+  signal?: AbortSignal;
+  /** W3C trace headers the HTTP request carried. */
+  traceHeaders?: Readonly<Record<string, string>>;
+  /** Epoch ms the request reached the door; timeouts count from here. */
+  arrivedUnixMs?: number;
+}
+
+/** The CallContext of one MCP request. MCP has no deadline of its own: runs are bounded by timeout_ms and the dispatcher's limits. */
+export function callContextOf(call: DoorCall, deadlineMs?: number): CallContext {
+  const arrived = call.arrivedUnixMs ?? Date.now();
+  return {
+    deadline: deadlineMs && deadlineMs > 0 ? arrived + deadlineMs : Infinity,
+    requestId: randomUUID(),
+    signal: call.signal,
+    arrivedUnixMs: arrived,
+    principal: call.principal,
+    traceHeaders: call.traceHeaders,
+  };
+}
+
+/**
+ * The failure of a dispatcher call as the gRPC client would report it: the same ToolHubCallError
+ * (code, message and ErrorInfo), so agent-kit formats the same LLM-ready text on both doors.
+ */
+export function asCallError(method: string, err: unknown): ToolHubCallError {
+  const e = boundedError(err);
+  const info = e.toErrorInfo();
+  return new ToolHubCallError(e.code, info.message || e.message, { method, grpcStatus: e.grpcStatus, info, attempts: 1, cause: err });
+}
+
+async function guarded<T>(method: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw asCallError(method, err);
+  }
+}
+
+/**
+ * agent-kit's ToolHubApi over the dispatcher for one MCP request, so the kit's executor (and its
+ * texts) serve tool_list, tool_info and tool_search on MCP exactly as they do over gRPC.
+ */
+export function apiFor(backend: DoorBackend, call: DoorCall): ToolHubApi {
+  const ctx = (o?: CallOptions) => callContextOf({ ...call, signal: o?.signal ?? call.signal }, o?.deadlineMs);
+  return {
+    listTools: (r = {}, o) =>
+      guarded('ListTools', () => backend.listTools(withProtoDefaults(ListToolsRequest, r), ctx(o))),
+    getToolInfo: (r, o) => guarded('GetToolInfo', () => backend.getToolInfo({ provider: r.provider ?? '', name: r.name ?? '' }, ctx(o))),
+    searchTools: (r, o) =>
+      guarded('SearchTools', () => backend.searchTools(withProtoDefaults(SearchToolsRequest, r), ctx(o))),
+    getPreloadSet: (r = {}, o) => guarded('GetPreloadSet', () => backend.getPreloadSet(withProtoDefaults(GetPreloadSetRequest, r), ctx(o))),
+    runTool: (r, o) => guarded('RunTool', () => backend.runTool(runRequest(r), ctx(o))),
+    listProviders: (o) => guarded('ListProviders', () => backend.listProvidersFor(ctx(o))),
+  };
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * `fields` over the message's proto3 defaults (decoding zero bytes gives every default), so fields
+ * added to the contract later are filled without the door knowing them.
+ */
+export function withProtoDefaults<T>(type: { decode(input: Uint8Array): T }, fields: Partial<T>): T {
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return { ...type.decode(EMPTY), ...defined };
+}
+
+/** A complete RunToolRequest from the fields given. */
+export function runRequest(r: Partial<RunToolRequest>): RunToolRequest {
+  return withProtoDefaults(RunToolRequest, r);
+}

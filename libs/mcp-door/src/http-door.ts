@@ -1,0 +1,377 @@
+/**
+ * The MCP front door over Streamable HTTP: `/mcp` on its own port, with the checks that come before
+ * any MCP message is read — Origin (DNS rebinding), credentials (the MCP authorization spec:
+ * protected-resource metadata, 401 + WWW-Authenticate), body size, one JSON object per POST —
+ * then sessions (`Mcp-Session-Id`, capped, idle ones closed) or stateless answers, served by the
+ * official SDK's transport and server.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
+import { ToolHubError, toToolHubError } from '@toolhub/contracts';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { DoorBackend } from './backend';
+import { createSessionServer } from './mcp-server';
+import { type McpDoorOptions, type ResolvedMcpDoorOptions, withMcpDefaults } from './options';
+import { DoorSession } from './session';
+
+/** JSON-RPC error codes the door answers with before a message reaches the SDK. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+/** Server-defined: refused by the door (origin, credentials, session). */
+const DOOR_REFUSED = -32000;
+const SESSION_NOT_FOUND = -32001;
+
+/** Told about every request the door answered: JSON-RPC method (or HTTP verb) and outcome. */
+export type RequestObserver = (method: string, outcome: string) => void;
+
+export interface McpDoorDeps {
+  /** Checks credentials; absent or disabled: local mode (loopback only), every caller is the local principal. */
+  authenticator?: Authenticator;
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Version in the MCP `serverInfo`. @default '0.1.0' */
+  version?: string;
+  /** Serve a non-loopback host without auth (only behind a proxy that authenticates; TOOLHUB_ALLOW_UNAUTHENTICATED). @default false */
+  allowUnauthenticated?: boolean;
+}
+
+interface LiveSession {
+  session: DoorSession;
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>, id: unknown = null): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id }, headers);
+}
+
+/** The MCP door. Start with {@link McpDoor.start}; `close()` ends every session and the listener. */
+export class McpDoor {
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly http: HttpServer;
+  private sweep: NodeJS.Timeout | undefined;
+  private observer: RequestObserver | undefined;
+  /** Sessions closed to make room or for idleness, since start. */
+  evicted = 0;
+  /** Where the door listens, e.g. `http://127.0.0.1:50055/mcp`. */
+  address = '';
+  private resourceUrl = '';
+
+  private constructor(
+    private readonly backend: DoorBackend,
+    readonly options: ResolvedMcpDoorOptions,
+    private readonly deps: McpDoorDeps,
+  ) {
+    this.http = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        this.deps.logger?.warn({ err: (err as Error).message }, 'MCP request failed inside the door');
+        rpcError(res, 500, -32603, `Internal error of the ToolHub MCP door: ${toToolHubError(err).message}`);
+      });
+    });
+    // Streams of live sessions stay open; headers must still arrive promptly.
+    this.http.headersTimeout = 30_000;
+    this.http.requestTimeout = 0;
+  }
+
+  /**
+   * Starts listening.
+   * @throws ToolHubError failed_precondition for a non-loopback host without authentication.
+   */
+  static async start(backend: DoorBackend, options: McpDoorOptions = {}, deps: McpDoorDeps = {}): Promise<McpDoor> {
+    const o = withMcpDefaults(options);
+    if (!isLoopback(o.host) && !deps.authenticator?.enabled && !deps.allowUnauthenticated) {
+      throw new ToolHubError(
+        'failed_precondition',
+        `The MCP door refuses to listen on ${o.host} without authentication: anyone who reaches that address could run tools. ` +
+          'Set TOOLHUB_AUTH_API_KEYS or TOOLHUB_AUTH_JWT_ISSUER + TOOLHUB_AUTH_JWT_JWKS, or keep TOOLHUB_MCP_HOST on 127.0.0.1, or turn the door off with TOOLHUB_MCP_DOOR=false.',
+      );
+    }
+    const door = new McpDoor(backend, o, deps);
+    await new Promise<void>((resolve, reject) => {
+      door.http.once('error', reject);
+      door.http.listen(o.port, o.host, () => resolve());
+    });
+    const port = (door.http.address() as AddressInfo).port;
+    const hostPart = o.host.includes(':') ? `[${o.host}]` : o.host;
+    door.address = `http://${hostPart}:${port}/mcp`;
+    door.resourceUrl = o.resourceUrl ?? door.address;
+    const every = Math.max(1000, Math.min(60_000, Math.floor(o.sessionIdleMs / 4)));
+    door.sweep = setInterval(() => door.expireIdle(), every);
+    door.sweep.unref();
+    return door;
+  }
+
+  /** The canonical URL of this resource: the audience MCP bearer tokens must carry. */
+  get resource(): string {
+    return this.resourceUrl;
+  }
+
+  /** Sessions open now. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Discovered (looked-up) tools listed by each open session. */
+  loadedPerSession(): number[] {
+    return [...this.sessions.values()].map((s) => s.session.loadedCount);
+  }
+
+  /** Registers the one observer of answered requests (metrics). */
+  observe(observer: RequestObserver | undefined): void {
+    this.observer = observer;
+  }
+
+  private note(method: string, outcome: string): void {
+    this.observer?.(method, outcome);
+  }
+
+  /** Closes sessions unused for longer than the idle limit. */
+  expireIdle(now = Date.now()): number {
+    let closed = 0;
+    for (const [id, live] of this.sessions) {
+      if (now - live.session.lastUsed > this.options.sessionIdleMs) {
+        this.sessions.delete(id);
+        void live.close();
+        closed++;
+      }
+    }
+    this.evicted += closed;
+    return closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep);
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.close()));
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+  }
+
+  private metadataPath(): string {
+    const path = new URL(this.resourceUrl).pathname.replace(/\/$/, '');
+    return `/.well-known/oauth-protected-resource${path === '' || path === '/' ? '' : path}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/.well-known/oauth-protected-resource' || path === this.metadataPath()) return this.protectedResourceMetadata(req, res);
+    if (path !== '/mcp') {
+      this.note('http', 'not_found');
+      return sendJson(res, 404, { error: 'not_found', message: `ToolHub serves MCP at /mcp, not ${path}.` });
+    }
+    if (!this.originAllowed(req.headers.origin)) {
+      this.note(req.method ?? 'http', 'forbidden_origin');
+      return rpcError(res, 403, DOOR_REFUSED, `Origin ${req.headers.origin} is not allowed (DNS rebinding protection). Add it to TOOLHUB_MCP_ALLOWED_ORIGINS if this page may use ToolHub.`);
+    }
+    const principal = await this.authenticate(req, res);
+    if (!principal) return;
+    if (req.method === 'POST') return this.post(req, res, principal);
+    if (req.method === 'GET' || req.method === 'DELETE') return this.sessionRequest(req, res, principal, undefined, req.method);
+    this.note(req.method ?? 'http', 'method_not_allowed');
+    return rpcError(res, 405, DOOR_REFUSED, `Method ${req.method} is not allowed on /mcp; use POST (messages), GET (the session's event stream) or DELETE (end the session).`, { allow: 'GET, POST, DELETE' });
+  }
+
+  private protectedResourceMetadata(req: IncomingMessage, res: ServerResponse): void {
+    this.note('oauth-protected-resource', 'ok');
+    sendJson(res, 200, {
+      resource: this.resourceUrl,
+      authorization_servers: this.options.authorizationServers,
+      bearer_methods_supported: ['header'],
+      resource_name: 'ToolHub MCP',
+    }, { 'cache-control': 'max-age=300', 'access-control-allow-origin': '*' });
+  }
+
+  private originAllowed(origin: string | undefined): boolean {
+    if (origin === undefined || origin === '') return true; // Not a browser: rebinding needs one.
+    if (this.options.allowedOrigins.includes(origin)) return true;
+    try {
+      return isLoopback(new URL(origin).hostname);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The caller's principal, or undefined after answering 401/403. */
+  private async authenticate(req: IncomingMessage, res: ServerResponse): Promise<Principal | undefined> {
+    const auth = this.deps.authenticator;
+    if (!auth?.enabled) return LOCAL_PRINCIPAL;
+    const challenge = (error?: string) =>
+      `Bearer resource_metadata="${new URL(this.metadataPath(), this.resourceUrl).href}"${error ? `, error="${error}"` : ''}`;
+    const authorization = typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined;
+    const apiKey = typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined;
+    if (!authorization && !apiKey) {
+      this.note(req.method ?? 'http', 'unauthenticated');
+      rpcError(res, 401, DOOR_REFUSED, `ToolHub needs credentials: send "Authorization: Bearer <token>" (a JWT for ${this.resourceUrl}, or an API key).`, { 'www-authenticate': challenge() });
+      return undefined;
+    }
+    let principal: Principal;
+    try {
+      principal = await auth.authenticate({ authorization, apiKey });
+    } catch (err) {
+      this.note(req.method ?? 'http', 'unauthenticated');
+      rpcError(res, 401, DOOR_REFUSED, toToolHubError(err).message, { 'www-authenticate': challenge('invalid_token') });
+      return undefined;
+    }
+    if (!hasRole(principal, 'agent')) {
+      this.note(req.method ?? 'http', 'forbidden');
+      rpcError(res, 403, DOOR_REFUSED, `Running tools needs the agent role; ${principal.id} has ${principal.roles.join(', ') || 'no roles'}.`, { 'www-authenticate': challenge('insufficient_scope') });
+      return undefined;
+    }
+    return principal;
+  }
+
+  private async readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes) {
+      req.resume();
+      return 'too_large';
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > this.options.maxBodyBytes) {
+        req.resume();
+        return 'too_large';
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+    const body = await this.readBody(req);
+    if (body === 'too_large') {
+      this.note('POST', 'too_large');
+      return rpcError(res, 413, INVALID_REQUEST, `The request body is over ${this.options.maxBodyBytes} bytes. Send smaller arguments (e.g. a file path instead of file contents).`, { connection: 'close' });
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      this.note('POST', 'parse_error');
+      return rpcError(res, 400, PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message}). Send one JSON-RPC 2.0 message per POST.`);
+    }
+    if (Array.isArray(message)) {
+      this.note('batch', 'invalid_request');
+      return rpcError(res, 400, INVALID_REQUEST, 'JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per POST.');
+    }
+    if (message === null || typeof message !== 'object' || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      this.note('POST', 'invalid_request');
+      return rpcError(res, 400, INVALID_REQUEST, 'Invalid request: expected one JSON-RPC 2.0 object, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}.');
+    }
+    const method = typeof (message as { method?: unknown }).method === 'string' ? (message as { method: string }).method : 'response';
+    if (this.options.stateless) return this.stateless(req, res, principal, message, method);
+    return this.sessionRequest(req, res, principal, message, method);
+  }
+
+  private newSession(principal: Principal): DoorSession {
+    return new DoorSession(this.backend, principal, this.options);
+  }
+
+  private serverFor(session: DoorSession, listChanged: boolean) {
+    return createSessionServer(session, {
+      version: this.deps.version ?? '0.1.0',
+      listChanged,
+      jsonResponse: this.options.jsonResponse,
+      onCall: (outcome) => this.note('tools/call', outcome),
+    });
+  }
+
+  /** Stateless: a server and transport for this one request, gone with its answer. */
+  private async stateless(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown, method: string): Promise<void> {
+    const session = this.newSession(principal);
+    const server = this.serverFor(session, false);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.options.jsonResponse });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, message);
+    if (method !== 'tools/call') this.note(method, res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
+  }
+
+  private async sessionRequest(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown, method: string): Promise<void> {
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string' && sid !== '') {
+      const live = this.sessions.get(sid);
+      // Another principal's session id is as good as unknown: sessions are not bearer tokens.
+      if (!live || live.session.principal.id !== principal.id) {
+        this.note(method, 'unknown_session');
+        return rpcError(res, 404, SESSION_NOT_FOUND, `Session not found: ${sid} expired (unused for ${Math.round(this.options.sessionIdleMs / 1000)} s), was closed, or belongs to another caller. Start a new session with initialize.`);
+      }
+      live.session.lastUsed = Date.now();
+      // LRU order: a used session moves to the end.
+      this.sessions.delete(sid);
+      this.sessions.set(sid, live);
+      await live.transport.handleRequest(req, res, message);
+      if (method !== 'tools/call') this.note(method, res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
+      return;
+    }
+    if (method !== 'initialize') {
+      this.note(method, 'no_session');
+      return rpcError(res, 400, DOOR_REFUSED, `Bad request: ${method === 'GET' || method === 'DELETE' ? method : `"${method}"`} needs the Mcp-Session-Id header of an initialized session; start one with initialize.`);
+    }
+    await this.openSession(req, res, principal, message);
+  }
+
+  private async openSession(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown): Promise<void> {
+    const session = this.newSession(principal);
+    const server = this.serverFor(session, true);
+    let id: string | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: this.options.jsonResponse,
+      onsessioninitialized: (sid) => {
+        id = sid;
+        this.makeRoom();
+        this.sessions.set(sid, live);
+      },
+      onsessionclosed: (sid) => {
+        this.sessions.delete(sid);
+      },
+    });
+    const live: LiveSession = {
+      session,
+      transport,
+      close: async () => {
+        await transport.close().catch(() => undefined);
+        await server.close().catch(() => undefined);
+      },
+    };
+    transport.onclose = () => {
+      if (id !== undefined && this.sessions.get(id) === live) this.sessions.delete(id);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, message);
+    this.note('initialize', res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
+  }
+
+  /** At the cap, closes the least recently used session (Map order is use order). */
+  private makeRoom(): void {
+    while (this.sessions.size >= this.options.maxSessions) {
+      const [oldest, live] = this.sessions.entries().next().value as [string, LiveSession];
+      this.sessions.delete(oldest);
+      this.evicted++;
+      void live.close();
+    }
+  }
+}

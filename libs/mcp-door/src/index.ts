@@ -1,0 +1,14 @@
+/**
+ * @toolhub/mcp-door — the MCP front door: Streamable HTTP at /mcp over the dispatcher's public
+ * methods (identity, grants, admission, deadlines, cancellation, events and error texts stay
+ * decided below the door). Any new export added here becomes public API.
+ */
+export { mcpAuthenticator, mcpResourceUrl } from './auth';
+export { type DoorBackend, type DoorCall, apiFor, asCallError, callContextOf } from './backend';
+export { type DoorCallResult, failureResult, runResult } from './call-result';
+export { McpDoor, type McpDoorDeps, type RequestObserver } from './http-door';
+export { createSessionServer } from './mcp-server';
+export { registerMcpMetrics } from './metrics';
+export { type RunningMcpDoor, startMcpDoor } from './start';
+export { type McpDoorOptions, type McpSettings, type McpView, type ResolvedMcpDoorOptions, mcpConfigFields, mcpOptionsFrom, withMcpDefaults } from './options';
+export { DoorSession, META_IDEMPOTENCY_KEY, META_TIMEOUT_MS, type SessionCall } from './session';

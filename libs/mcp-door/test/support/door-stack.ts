@@ -1,0 +1,104 @@
+/**
+ * The stack the door tests share: the in-process bus, a `local` adapter with a few tools (one
+ * hidden by grants, one slow that records its cancellation), a dispatcher with its gRPC edge, API
+ * keys + grants, and the MCP door on a free loopback port.
+ */
+import { type AdapterService, serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
+import { InProcessBus } from '@toolhub/bus';
+import { type DispatcherOptions, type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { McpDoor, type McpDoorOptions } from '@toolhub/mcp-door';
+import { Registry } from '@toolhub/registry-core';
+import { EmbeddedRegistryStore } from '@toolhub/store';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const AGENT_KEY = 'agent-secret-key';
+export const OPERATOR_ONLY_KEY = 'operator-only-key';
+
+export interface SlowState {
+  signal?: AbortSignal;
+  runs: number;
+  counted: number;
+}
+
+export function doorTools(slow: SlowState): ToolDefinition<never>[] {
+  const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+  return [
+    { name: 'echo_text', path: 'text', description: 'Echoes the text back unchanged.', inputSchema: text, run: async (a: { text: string }) => textResult(a.text) },
+    {
+      name: 'add_numbers',
+      path: 'math',
+      description: 'Adds two numbers and returns the sum as structured output.',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      run: async (x: { a: number; b: number }) => textResult(String(x.a + x.b), { sum: x.a + x.b }),
+    },
+    { name: 'count_calls', path: 'math', description: 'Counts how often it ran (not idempotent).', inputSchema: { type: 'object', properties: {} }, run: async () => textResult(String(++slow.counted)) },
+    { name: 'always_fails', path: 'text', description: 'Reports a failure.', inputSchema: text, run: async () => toolError('the thing is broken; try echo_text') },
+    { name: 'launch_codes', path: 'secret', description: 'Returns the secret launch codes.', inputSchema: { type: 'object', properties: {} }, run: async () => textResult('0000') },
+    {
+      name: 'slow_wait',
+      path: 'time',
+      description: 'Waits a long time, then says done.',
+      inputSchema: { type: 'object', properties: {} },
+      run: (_a, ctx) => {
+        slow.signal = ctx.signal;
+        slow.runs++;
+        return new Promise((resolve) => {
+          const t = setTimeout(() => resolve(textResult('done')), 60_000);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve(textResult('aborted'));
+          });
+        });
+      },
+    },
+  ];
+}
+
+export interface DoorStack {
+  bus: InProcessBus;
+  adapter: AdapterService;
+  running: RunningDispatcher;
+  door: McpDoor;
+  authenticator: Authenticator;
+  slow: SlowState;
+  close(): Promise<void>;
+}
+
+/** Starts the stack; `auth: false` is local mode (no credentials, no grants). */
+export async function startDoorStack(options: McpDoorOptions = {}, auth = true, dispatcher: DispatcherOptions = {}): Promise<DoorStack> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-door-'));
+  const keysFile = join(dir, 'keys.json');
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ name: 'agent-a', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }, { name: 'ops', sha256: hashApiKey(OPERATOR_ONLY_KEY), roles: ['operator'] }] }));
+  const grantsFile = join(dir, 'grants.json');
+  writeFileSync(grantsFile, JSON.stringify({ roles: { agent: { allow: ['local:*'], deny: ['local:secret/**'] }, operator: { allow: ['*'] } } }));
+  const authenticator = auth ? Authenticator.create({ apiKeysPath: keysFile }) : Authenticator.disabled();
+  const grants = auth ? Grants.load(grantsFile) : undefined;
+  const slow: SlowState = { runs: 0, counted: 0 };
+  const bus = new InProcessBus();
+  // The registry first, so it hears the adapter's first catalog announcement (search, preload set).
+  const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry'), claims: 'memory' });
+  const registry = await Registry.start(bus, store, {});
+  const adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', doorTools(slow)) });
+  const running = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, ...dispatcher }, deps: { grants } });
+  const door = await McpDoor.start(running.dispatcher, { port: 0, preloadTimeoutMs: 500, ...options }, { authenticator });
+  return {
+    bus,
+    adapter,
+    running,
+    door,
+    authenticator,
+    slow,
+    async close() {
+      await door.close();
+      await running.close(100);
+      await adapter.close();
+      grants?.close();
+      await registry.close();
+      await store.close();
+      await bus.close();
+    },
+  };
+}
