@@ -1,6 +1,7 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
 import { NatsBus } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
+import { startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { registerRegistryMetrics, registryReadiness, startOps } from '@toolhub/ops';
@@ -29,9 +30,24 @@ async function main(): Promise<void> {
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
+  // The console calls this registry's admin API (and, when set, a dispatcher's agent API) like any client.
+  const web = config.console
+    ? await startConsoleServer({
+        host: config.consoleHost,
+        port: config.consolePort,
+        adminAddress: `127.0.0.1:${admin.port}`,
+        agentAddress: config.consoleAgentUrl,
+        authenticator: security.authenticator,
+        allowUnauthenticated: security.allowUnauthenticated,
+        allowedHosts: config.consoleAllowedHosts?.split(',').map((h) => h.trim()).filter(Boolean),
+        logger: log,
+      })
+    : undefined;
+  if (web) log.info({ console: web.url }, `operator console on ${web.url}`);
   const ops = await startOps({ app: 'registry', config, logger: log, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
+    { name: 'console', run: async () => void (await web?.close()) },
     { name: 'admin', run: () => admin.close() },
     { name: 'registry', run: () => registry.close() },
     { name: 'bus', run: () => bus.close() },

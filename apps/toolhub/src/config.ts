@@ -3,6 +3,7 @@ import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
+import { consoleConfigFields } from '@toolhub/console';
 import { z } from 'zod';
 
 const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -27,4 +28,5 @@ export const toolhubConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...authConfigFields(),
+  ...consoleConfigFields(),
 });
