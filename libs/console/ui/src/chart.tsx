@@ -23,6 +23,8 @@ export function TimeChart({ title, times, series, height = 160 }: { title: strin
         width,
         height,
         legend: { show: true },
+        // The last five minutes, so a few samples do not stretch over years.
+        scales: { x: { time: true, range: (_u, _min, max) => [max - 300, max + 5] } },
         cursor: { show: true },
         axes: [{ stroke: '#555' }, { stroke: '#555', size: 50 }],
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: true }))],
