@@ -44,6 +44,13 @@ export default tseslint.config(
     },
   },
   {
+    // The console's browser code has its own program (DOM types, JSX).
+    files: ['libs/console/ui/**/*.ts', 'libs/console/ui/**/*.tsx'],
+    languageOptions: { parserOptions: { project: ['./libs/console/ui/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+    plugins: { '@nx': nx },
+    rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }] },
+  },
+  {
     files: ['libs/**/*.ts'],
     ignores: ['**/*.test.ts', 'libs/test-harness/**'],
     rules: { 'no-console': 'error' },

@@ -3,6 +3,7 @@ import { defineConfig, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
+import { consoleConfigFields } from '@toolhub/console';
 import { z } from 'zod';
 
 export const registryConfig = defineConfig({
@@ -32,4 +33,5 @@ export const registryConfig = defineConfig({
   ...opsConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
+  ...consoleConfigFields(),
 });

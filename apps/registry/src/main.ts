@@ -1,5 +1,6 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
 import { edgeSecurityFrom } from '@toolhub/auth';
+import { startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { connectNatsForStartup, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
@@ -32,11 +33,26 @@ async function main(): Promise<void> {
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
+  // The console calls this registry's admin API (and, when set, a dispatcher's agent API) like any client.
+  const web = config.console
+    ? await startConsoleServer({
+        host: config.consoleHost,
+        port: config.consolePort,
+        adminAddress: `127.0.0.1:${admin.port}`,
+        agentAddress: config.consoleAgentUrl,
+        authenticator: security.authenticator,
+        allowUnauthenticated: security.allowUnauthenticated,
+        allowedHosts: config.consoleAllowedHosts?.split(',').map((h) => h.trim()).filter(Boolean),
+        logger: log,
+      })
+    : undefined;
+  if (web) log.info({ console: web.url }, `operator console on ${web.url}`);
   registerRegistryMetrics(ops.registry, registry);
   startup.done();
   await ops.readiness.add(...registryReadiness(registry, store));
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
+    { name: 'console', run: async () => void (await web?.close()) },
     { name: 'admin', run: () => admin.close() },
     { name: 'registry', run: () => registry.close() },
     { name: 'bus', run: () => bus.close() },

@@ -4,6 +4,7 @@ import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
+import { consoleConfigFields } from '@toolhub/console';
 import { z } from 'zod';
 
 const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -29,4 +30,5 @@ export const toolhubConfig = defineConfig({
   ...opsConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),
+  ...consoleConfigFields(),
 });

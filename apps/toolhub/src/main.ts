@@ -6,6 +6,7 @@ import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapt
 import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
+import { startConsoleServer } from '@toolhub/console';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
@@ -108,6 +109,18 @@ async function main(): Promise<void> {
   const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
   const address = running.grpc.address;
   const door = await startMcpDoor(running.dispatcher, config, log);
+  const web = config.console
+    ? await startConsoleServer({
+        host: config.consoleHost,
+        port: config.consolePort,
+        adminAddress: `127.0.0.1:${admin.port}`,
+        agentAddress: `127.0.0.1:${running.grpc.port}`,
+        authenticator: security.authenticator,
+        allowUnauthenticated: security.allowUnauthenticated,
+        allowedHosts: config.consoleAllowedHosts?.split(',').map((h) => h.trim()).filter(Boolean),
+        logger: log,
+      })
+    : undefined;
   const ops = await startOps({
     app: 'toolhub',
     config,
@@ -121,6 +134,7 @@ async function main(): Promise<void> {
       `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
       `  MCP:        ${door ? `${door.address}  (Streamable HTTP; stdio: npx toolhub mcp)` : 'off (TOOLHUB_MCP_DOOR=false)'}`,
+      `  console:    ${web ? `${web.url}  (operator console in the browser${web.uiBuiltMs ? `; bundle built at start in ${web.uiBuiltMs} ms` : ''})` : 'off (TOOLHUB_CONSOLE=0)'}`,
       `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,
       `  security:   ${security.summary}`,
@@ -136,6 +150,7 @@ async function main(): Promise<void> {
   steps.push(
     { name: 'ops', run: () => ops.close() },
     { name: 'mcp', run: async () => void (await door?.close()) },
+    { name: 'console', run: async () => void (await web?.close()) },
     { name: 'grpc', run: () => running.close() },
     { name: 'adapter-local', run: () => localService.close() },
     { name: 'tool workers', run: () => toolPool.close() },

@@ -112,6 +112,8 @@ export {
   LearningRun,
   LearnedObservation,
   LearningObserved,
+  PreviewPreloadSetRequest,
+  PreviewPreloadSetResponse,
 } from './gen/toolhub/v1/registry';
 
 export {

@@ -9,6 +9,7 @@ import {
   type ListRegisteredToolsRequest,
   parseToolId,
   type PreloadList as WirePreloadList,
+  type PreviewPreloadSetRequest,
   RegistryAdminService,
   StatsSort,
   ToolHubError,
@@ -21,6 +22,7 @@ import { HealthImplementation } from 'grpc-health-check';
 
 import { audited, changedByOf, toWireAudit } from './audit';
 import { toWireLearning, toWireStats } from './convert';
+import { previewPreloadSet } from './preload-preview';
 import type { Registry } from './registry';
 
 export interface AdminServerOptions {
@@ -157,6 +159,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
     listSearchLearning: rpc('ListSearchLearning', (req: { provider: string; limit: number }) =>
       toWireLearning(registry.hybrid.learning(Math.min(Math.max(req.limit || LEARNED_LIMIT, 1), 1000), req.provider || undefined)),
     ),
+    previewPreloadSet: rpc('PreviewPreloadSet', (req: PreviewPreloadSetRequest) => previewPreloadSet(store, req.toolIds, req.format)),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE]: 'SERVING' });
   health.addToServer(server);

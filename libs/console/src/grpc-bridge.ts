@@ -1,0 +1,149 @@
+/**
+ * The console's JSON layer: a JSON body is decoded with the ts-proto `fromJSON` of the RPC's request
+ * message, sent as a real gRPC call to ToolHub's own APIs (RegistryAdmin on the registry, ToolHub on
+ * the dispatcher) with the signed-in user's credential, and the answer encoded with `toJSON`. The
+ * servers do every check (roles, validation, audit) exactly as for grpcurl or the CLI: the console
+ * never reaches the database and adds no second set of rules.
+ */
+import { type ChannelCredentials, Client, credentials as grpcCredentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import * as contracts from '@toolhub/contracts';
+import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, RegistryAdminService, ToolHubError, ToolHubService } from '@toolhub/contracts';
+
+import { ConsoleError } from './errors';
+
+/** The two services the console speaks. */
+export const CONSOLE_SERVICES = { 'toolhub.v1.RegistryAdmin': 'admin', 'toolhub.v1.ToolHub': 'agent' } as const;
+export type ConsoleServiceName = keyof typeof CONSOLE_SERVICES;
+
+interface JsonCodec {
+  fromJSON(object: unknown): unknown;
+  toJSON(message: never): unknown;
+}
+
+interface UnaryMethod {
+  path: string;
+  target: 'admin' | 'agent';
+  serialize: (value: never) => Buffer;
+  deserialize: (value: Buffer) => unknown;
+  request: JsonCodec;
+  response: JsonCodec;
+}
+
+type MethodDefs = Record<string, { path: string; requestStream: boolean; responseStream: boolean; requestSerialize: (v: never) => Buffer; responseDeserialize: (b: Buffer) => unknown }>;
+
+/** Every unary RPC of both services, by `Service/Method`; each request/response type is named `<Method>Request`/`<Method>Response` in the contract. */
+function methodTable(): Map<string, UnaryMethod> {
+  const codecs = contracts as unknown as Record<string, JsonCodec | undefined>;
+  const table = new Map<string, UnaryMethod>();
+  const add = (defs: MethodDefs, target: 'admin' | 'agent') => {
+    for (const def of Object.values(defs)) {
+      if (def.requestStream || def.responseStream) continue; // streams have no JSON request/response pair
+      const key = def.path.slice(1);
+      const method = key.split('/')[1]!;
+      const request = codecs[`${method}Request`];
+      const response = codecs[`${method}Response`];
+      if (!request?.fromJSON || !response?.toJSON) continue;
+      table.set(key, { path: def.path, target, serialize: def.requestSerialize, deserialize: def.responseDeserialize, request, response });
+    }
+  };
+  add(RegistryAdminService as unknown as MethodDefs, 'admin');
+  add(ToolHubService as unknown as MethodDefs, 'agent');
+  return table;
+}
+
+export interface GrpcBridgeOptions {
+  /** host:port of the RegistryAdmin gRPC API. */
+  adminAddress: string;
+  /** host:port of the agent gRPC API (toolhub.v1.ToolHub); absent: those calls answer UNAVAILABLE. */
+  agentAddress?: string;
+  /** @default insecure (loopback) */
+  channelCredentials?: ChannelCredentials;
+  /** Deadline of each call. @default 60000 */
+  deadlineMs?: number;
+}
+
+/** A JSON answer: HTTP status and body. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+const HTTP_OF_GRPC: Record<number, number> = {
+  [GrpcStatus.INVALID_ARGUMENT]: 400,
+  [GrpcStatus.OUT_OF_RANGE]: 400,
+  [GrpcStatus.UNAUTHENTICATED]: 401,
+  [GrpcStatus.PERMISSION_DENIED]: 403,
+  [GrpcStatus.NOT_FOUND]: 404,
+  [GrpcStatus.ALREADY_EXISTS]: 409,
+  [GrpcStatus.ABORTED]: 409,
+  [GrpcStatus.FAILED_PRECONDITION]: 412,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 429,
+  [GrpcStatus.UNAVAILABLE]: 503,
+  [GrpcStatus.DEADLINE_EXCEEDED]: 504,
+};
+
+/** The JSON error body: the gRPC code and the server's LLM-ready message and details. */
+export function errorBody(grpcCode: number, err: ToolHubError): JsonAnswer {
+  const info = ErrorInfo.toJSON(err.toErrorInfo()) as Record<string, unknown>;
+  return { status: HTTP_OF_GRPC[grpcCode] ?? 500, body: { error: { ...info, code: err.code, grpcCode, grpcStatus: GrpcStatus[grpcCode] ?? 'UNKNOWN' } } };
+}
+
+function fromServiceError(err: ServiceError): JsonAnswer {
+  const bin = err.metadata?.get(GRPC_ERROR_TRAILER)[0];
+  const thErr = Buffer.isBuffer(bin) ? ToolHubError.fromErrorInfo(ErrorInfo.decode(bin)) : new ToolHubError(err.code === GrpcStatus.UNAVAILABLE ? 'unavailable' : 'internal', err.details || err.message);
+  return errorBody(err.code, thErr);
+}
+
+/** Sends JSON-described calls to the real gRPC services. */
+export class GrpcBridge {
+  private readonly methods = methodTable();
+  private readonly clients: { admin: Client; agent?: Client };
+  private readonly deadlineMs: number;
+
+  constructor(options: GrpcBridgeOptions) {
+    const creds = options.channelCredentials ?? grpcCredentials.createInsecure();
+    this.clients = { admin: new Client(options.adminAddress, creds), agent: options.agentAddress ? new Client(options.agentAddress, creds) : undefined };
+    this.deadlineMs = options.deadlineMs ?? 60_000;
+  }
+
+  /** `Service/Method` names the bridge serves (both services' unary RPCs). */
+  get methodNames(): string[] {
+    return [...this.methods.keys()];
+  }
+
+  /**
+   * Calls `service/method` with `body` (the request message as proto JSON) and `credential`
+   * (an API key or bearer token, sent as `authorization: Bearer …`; none in local mode).
+   */
+  call(service: string, method: string, body: unknown, credential: string | undefined, requestId: string): Promise<JsonAnswer> {
+    const m = this.methods.get(`${service}/${method}`);
+    if (!m) {
+      const known = this.methodNames.filter((n) => n.startsWith(`${service}/`)).map((n) => n.split('/')[1]);
+      const err = new ConsoleError('not_found', `${service}/${method} is not a unary RPC of toolhub.v1.RegistryAdmin or toolhub.v1.ToolHub.${known.length ? ` ${service} has: ${known.join(', ')}.` : ` Use /api/toolhub.v1.RegistryAdmin/<Method> or /api/toolhub.v1.ToolHub/<Method>.`}`);
+      return Promise.resolve(errorBody(GrpcStatus.NOT_FOUND, err.toToolHubError()));
+    }
+    const client = this.clients[m.target];
+    if (!client) return Promise.resolve(errorBody(GrpcStatus.UNAVAILABLE, ToolHubError.unavailable(`The agent API (toolhub.v1.ToolHub) is not configured for this console: set TOOLHUB_CONSOLE_AGENT_URL to the dispatcher's gRPC address.`)));
+    let request: unknown;
+    try {
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('the body must be a JSON object (the request message in proto JSON)');
+      request = m.request.fromJSON(body);
+    } catch (err) {
+      return Promise.resolve(errorBody(GrpcStatus.INVALID_ARGUMENT, ToolHubError.invalidArgument(`The ${method} request is not valid proto JSON: ${(err as Error).message}.`, [{ field: '/', message: 'malformed request' }])));
+    }
+    const metadata = new Metadata();
+    if (credential) metadata.set('authorization', `Bearer ${credential}`);
+    metadata.set(HEADER_REQUEST_ID, requestId);
+    return new Promise((resolve) => {
+      client.makeUnaryRequest(m.path, m.serialize, m.deserialize, request as never, metadata, { deadline: Date.now() + this.deadlineMs }, (err, res) => {
+        if (err) resolve(fromServiceError(err));
+        else resolve({ status: 200, body: m.response.toJSON(res as never) });
+      });
+    });
+  }
+
+  close(): void {
+    this.clients.admin.close();
+    this.clients.agent?.close();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * A whole ToolHub in this process for console tests: in-process bus, embedded store, registry with
+ * its admin gRPC API, an adapter with a few tools, the dispatcher's agent gRPC API, and the console
+ * in front of both — every hop real, only the bus in-process (as in the one-process `npm start`).
+ */
+import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
+import { Authenticator, hashApiKey } from '@toolhub/auth';
+import { InProcessBus } from '@toolhub/bus';
+import { ToolHubError } from '@toolhub/contracts';
+import { type RunningConsole, startConsoleServer } from '@toolhub/console';
+import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
+import { EmbeddedRegistryStore } from '@toolhub/store';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const OPERATOR_KEY = 'ops-key-0123456789abcdef';
+export const AGENT_KEY = 'agent-key-0123456789abcdef';
+export const ADMIN_KEY = 'admin-key-0123456789abcdef';
+
+const schema = {
+  type: 'object',
+  properties: { text: { type: 'string', description: 'The text to echo back.' }, times: { type: 'integer', minimum: 1, maximum: 5, description: 'How often.' } },
+  required: ['text'],
+};
+export const STACK_TOOLS: ToolDefinition<never>[] = [
+  { name: 'echo_text', path: 'text', description: 'Echoes text back, a number of times.', inputSchema: schema, run: async (a: { text?: string; times?: number }) => textResult((a.text ?? '').repeat(a.times ?? 1)) },
+  { name: 'reverse_text', path: 'text/transform', description: 'Reverses the characters of a text.', inputSchema: schema, run: async (a: { text?: string }) => textResult([...(a.text ?? '')].reverse().join('')) },
+  {
+    name: 'flaky_lookup',
+    path: 'data',
+    description: 'Looks a key up in a backend that fails every call.',
+    inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+    run: async () => {
+      throw ToolHubError.failed('the lookup backend answered 500');
+    },
+  },
+];
+
+export interface Stack {
+  console: RunningConsole;
+  admin: RunningAdminServer;
+  dispatcher: RunningDispatcher;
+  registry: Registry;
+  store: EmbeddedRegistryStore;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Require API keys (operator, agent and admin keys above). @default false: local mode */
+  auth?: boolean;
+  /** Directory of a built bundle; default: the console finds (or builds) libs/console/dist/ui. */
+  uiDir?: string;
+  /** Extra tools of a second provider "bulk" (the catalog scale test). */
+  bulkTools?: ToolDefinition<never>[];
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolhub-console-'));
+  let authenticator: Authenticator | undefined;
+  if (options.auth) {
+    writeFileSync(
+      join(dir, 'keys.json'),
+      JSON.stringify({
+        keys: [
+          { name: 'ops-alice', sha256: hashApiKey(OPERATOR_KEY), roles: ['operator'] },
+          { name: 'fleet', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] },
+          { name: 'root', sha256: hashApiKey(ADMIN_KEY), roles: ['admin'] },
+        ],
+      }),
+    );
+    authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json') });
+  }
+  const bus = new InProcessBus();
+  const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
+  const registry = await Registry.start(bus, store);
+  const admin = await startAdminServer(registry, { port: 0, authenticator });
+  const adapters: AdapterService[] = [await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', STACK_TOOLS) })];
+  if (options.bulkTools) adapters.push(await serveAdapter(bus, { provider: 'bulk', ...staticCatalog('bulk', options.bulkTools) }));
+  const dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 } });
+  const web = await startConsoleServer({ port: 0, adminAddress: admin.address, agentAddress: dispatcher.grpc.address, authenticator, uiDir: options.uiDir });
+  const want = STACK_TOOLS.length + (options.bulkTools?.length ?? 0);
+  const end = Date.now() + 60_000;
+  while ((await store.listTools()).length < want && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return {
+    console: web,
+    admin,
+    dispatcher,
+    registry,
+    store,
+    async close() {
+      await web.close();
+      await dispatcher.close(100);
+      for (const a of adapters) await a.close();
+      await admin.close(100);
+      await registry.close();
+      await store.close();
+      await bus.close();
+      authenticator?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
