@@ -2,7 +2,7 @@
 import { NatsBus } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
-import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
+import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { registerRegistryMetrics, registryReadiness, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     allowUnauthenticated: security.allowUnauthenticated,
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
-  log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
+  log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}; search: ${searchBannerLine(config)}`);
   const ops = await startOps({ app: 'registry', config, logger: log, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
