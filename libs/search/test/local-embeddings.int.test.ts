@@ -7,7 +7,7 @@ import { SearchMode } from '@toolhub/contracts';
 import { HybridSearch, OpenAiEmbeddings, ToolSearchIndex } from '@toolhub/search';
 
 import { catalog, tool } from './fixtures';
-import { type LocalEmbeddingsServer, startLocalEmbeddings } from './support/local-server';
+import { type LocalEmbeddingsServer, startLocalEmbeddings } from '@toolhub/search/testing';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 

@@ -1,5 +1,5 @@
 /**
- * The real local embeddings server (scripts/embeddings) for tests: its Python packages installed
+ * The real local embeddings server (scripts/embeddings) for tests (exported by @toolhub/search/testing): its Python packages installed
  * into their virtual environment on a fresh machine (scripts/services.sh embeddings-python), then
  * started on a free port or the one given (a test that starts it late picks the port first).
  */
@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const REPO_ROOT = resolve(__dirname, '../../../..');
+const REPO_ROOT = resolve(__dirname, '../../..');
 
 let python: string | undefined;
 
