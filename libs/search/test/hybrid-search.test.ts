@@ -27,12 +27,18 @@ describe('HybridSearch', () => {
     fake = await startFakeEmbeddingsServer();
     warnings.length = 0;
   });
-  afterEach(() => fake.close());
+  // Background retries of tools left without a vector stop with their search.
+  const opened: HybridSearch[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0)) s.close();
+    await fake.close();
+  });
 
   async function hybrid(options: Partial<HybridSearchOptions> = {}, tools = [...catalog(), mailTool]) {
     const index = new ToolSearchIndex();
     index.upsert(tools);
     const search = new HybridSearch(index, { embedder: new OpenAiEmbeddings({ url: fake.url, retries: 0 }), logger, queryTimeoutMs: 500, ...options });
+    opened.push(search);
     await search.syncVectors();
     return search;
   }
