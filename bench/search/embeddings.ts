@@ -3,7 +3,7 @@
  * unless TOOLHUB_EMBEDDINGS_URL names an endpoint) and a file cache of vectors under the
  * git-ignored bench/results/cache/, so a second run embeds nothing.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,9 @@ export async function benchEmbeddings(): Promise<{ url: string; started: boolean
   const given = process.env.TOOLHUB_EMBEDDINGS_URL;
   if (given) return { url: given, started: false, stop: () => undefined };
   const portFile = join(tmpdir(), `toolhub-bench-embeddings-${process.pid}.port`);
-  const child: ChildProcess = spawn(process.env.PYTHON ?? 'python3', [join(REPO_ROOT, 'scripts/embeddings/server.py'), '--port', '0', '--port-file', portFile, '--quiet'], {
+  // The server's own virtual environment (scripts/services.sh installs it there once), unless PYTHON names one.
+  const python = process.env.PYTHON ?? execFileSync('bash', [join(REPO_ROOT, 'scripts/services.sh'), 'embeddings-python'], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
+  const child: ChildProcess = spawn(python, [join(REPO_ROOT, 'scripts/embeddings/server.py'), '--port', '0', '--port-file', portFile, '--quiet'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const stop = () => {

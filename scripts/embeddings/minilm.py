@@ -94,18 +94,20 @@ class MiniLM:
     def count_tokens(self, texts: list[str]) -> int:
         return sum(len(e.ids) for e in self.tokenizer.encode_batch(texts))
 
-    def embed(self, texts: list[str], batch_size: int = 32) -> tuple[np.ndarray, int]:
-        """Unit vectors of `texts` (in order) and the number of tokens read."""
+    def embed(self, texts: list[str], batch_size: int = 32, between=None) -> tuple[np.ndarray, int]:
+        """Unit vectors of `texts` (in order) and the number of tokens read; `between()` runs between two batches."""
         encodings = self.tokenizer.encode_batch(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # Similar lengths in one batch: padding is wasted work.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), batch_size):
+            if start and between:
+                between()
             idx = order[start : start + batch_size]
-            out[idx] = self._forward([encodings[i].ids for i in idx])
+            out[idx] = self._forward([encodings[i].ids for i in idx], between)
         return out, sum(len(e.ids) for e in encodings)
 
-    def _forward(self, ids_list: list[list[int]]) -> np.ndarray:
+    def _forward(self, ids_list: list[list[int]], between=None) -> np.ndarray:
         n = len(ids_list)
         length = max(len(ids) for ids in ids_list)
         ids = np.zeros((n, length), dtype=np.int64)
@@ -119,7 +121,9 @@ class MiniLM:
         x = _layer_norm(x.reshape(n * length, self.dim), *self.emb_ln, self.eps)
         h, d = self.heads, self.dim // self.heads
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
-        for layer in self.layers:
+        for n_layer, layer in enumerate(self.layers):
+            if n_layer and between:
+                between()  # a caller may hand the cores to more urgent work between two layers
             qkv = x @ layer["qkv"][0] + layer["qkv"][1]
             q, k, v = (qkv[:, i * self.dim : (i + 1) * self.dim].reshape(n, length, h, d).transpose(0, 2, 1, 3) for i in range(3))
             scores = (q @ k.transpose(0, 1, 3, 2)) / np.float32(np.sqrt(d)) + bias

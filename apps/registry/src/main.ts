@@ -2,7 +2,7 @@
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
-import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
+import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { connectNatsForStartup, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     allowUnauthenticated: security.allowUnauthenticated,
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
-  log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
+  log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}; search: ${searchBannerLine(config)}`);
   // The console calls this registry's admin API (and, when set, a dispatcher's agent API) like any client.
   const web = config.console
     ? await startConsoleServer({

@@ -12,7 +12,7 @@ import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
-import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
+import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { dispatcherReadiness, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store';
@@ -138,6 +138,7 @@ async function main(): Promise<void> {
       `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,
       `  security:   ${security.summary}`,
+      `  search:     ${searchBannerLine(config)}`,
       `  data:       ${dataDir}   file root: ${root}`,
       'Try, in another shell:',
       `  grpcurl -plaintext -d '{"provider":"local","name":"file_read","arguments":{"path":"welcome.txt"}}' ${address} toolhub.v1.ToolHub/RunTool`,

@@ -157,12 +157,13 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
 
   program
     .command('search')
-    .description('ranked keyword search over every provider')
+    .description('ranked search over every provider: keywords, fused with embeddings when the registry has an endpoint (see --mode)')
     .argument('[words...]', 'what the tool should do (the words form one query)')
     .option('-q, --query <text>', 'another query; hits of all queries are merged (repeatable, 5 in all)', collect)
     .option('--provider <provider>', 'only this provider')
     .option('--path <path>', 'only below this category path')
     .option('--limit <n>', 'most hits (default 10)', wholeNumber(1))
+    .option('--mode <mode>', 'lexical | semantic | hybrid (default: hybrid when the registry has an embeddings endpoint, else lexical); the answer says which mode answered and why')
     .action(act((ctx, words: string[], o: SearchOptions) => searchCommand(ctx, words, o)));
 
   program

@@ -232,6 +232,24 @@ describe('toolhub search', () => {
     expect(doc.hits.map((h) => h.id).sort()).toEqual(['test:greet', 'test:weather_lookup']);
   });
 
+  it('says which mode answered and why, in text and --json, and refuses an unknown --mode', async () => {
+    // This hub's registry has no embeddings endpoint: a hybrid request is answered by keywords, with the reason.
+    const text = await cli(['search', '--mode', 'hybrid', 'convert', 'json', 'to', 'csv']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[1]).toMatch(/local:data_json_to_csv/);
+    expect(text.stderr).toMatch(/^mode: lexical \(asked: hybrid\) — Semantic search is not configured on this registry \(no embeddings endpoint\); answered by keywords\.$/m);
+    const plain = await cli(['search', 'convert', 'json', 'to', 'csv']);
+    expect(plain.stderr).toMatch(/^mode: lexical$/m);
+    const json = await cli(['search', '--mode', 'semantic', 'convert json to csv', '--json']);
+    const doc = json.json<{ mode: string; requestedMode: string; note: string; hits: { id: string }[] }>();
+    expect(doc).toMatchObject({ mode: 'lexical', requestedMode: 'semantic' });
+    expect(doc.note).toContain('no embeddings endpoint');
+    expect(doc.hits[0]!.id).toBe('local:data_json_to_csv');
+    const bad = await cli(['search', '--mode', 'fuzzy', 'x']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.stderr).toContain('--mode must be one of lexical, semantic, hybrid; got "fuzzy"');
+  });
+
   it('exits 0 with a note when nothing matches, and 2 without words', async () => {
     const none = await cli(['search', 'qqqxxyyzz']);
     expect(none.code).toBe(0);

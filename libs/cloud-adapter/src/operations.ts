@@ -8,6 +8,7 @@ import { createParamNameMap, type JsonSchema, type ParamNameMap, renameParamsInT
 import { contentHash, type ImportanceName, importanceFromName, normalizePath, ToolHubError, type ToolInfo, toolId } from '@toolhub/contracts';
 
 import { assignToolNames, nativeOperationName } from './names';
+import { operationLead } from './operation-summary';
 import { newScope, SchemaConverter } from './schema';
 
 type Node = { [key: string]: unknown };
@@ -358,10 +359,10 @@ function multipartFiles(schema: unknown, encoding: unknown): Map<string, string>
 function describe(r: { method: string; path: string; op: Node }, c: EntryContext, converter: SchemaConverter, rename: (text: string) => string): { description: string; outputDescription: string } {
   const summary = typeof r.op.summary === 'string' ? rename(r.op.summary.trim()) : '';
   const long = typeof r.op.description === 'string' ? rename(r.op.description.trim()) : '';
-  const sentence = (t: string): string => (t && !/[.!?:]$/.test(t) ? `${t}.` : t);
-  // Without summary or description, the operationId still says what it does (`getUserByName`).
-  const fallback = typeof r.op.operationId === 'string' ? humanize(r.op.operationId) : '';
-  const lead = [sentence(summary), long && long !== summary ? sentence(long) : ''].filter(Boolean).join(' ') || sentence(fallback);
+  // The operation's own words first (banners and boilerplate skipped); without summary or
+  // description, the operationId still says what it does (`getUserByName`).
+  const { lead: first, rest } = operationLead(summary, long, typeof r.op.operationId === 'string' ? r.op.operationId : '');
+  const lead = [first, rest].filter(Boolean).join(' ');
   const responses = isNode(r.op.responses) ? Object.entries(r.op.responses) : [];
   const lines: string[] = [];
   let returns = '';
@@ -379,17 +380,6 @@ function describe(r: { method: string; path: string; op: Node }, c: EntryContext
   let description = `${lead}${deprecated} ${call}${returns ? ` ${returns}` : ''}`.replace(/\s+\n/g, '\n').trim();
   if (description.length > MAX_DESCRIPTION) description = `${description.slice(0, MAX_DESCRIPTION - 3)}...`;
   return { description, outputDescription: lines.length > 0 ? `Responses by HTTP status — ${lines.join('; ')}` : '' };
-}
-
-/** `getUserByName` → `Get user by name`; `list-data-sets` → `List data sets`. */
-function humanize(id: string): string {
-  const words = id
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/[^A-Za-z0-9]+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : '';
 }
 
 /** mount, plus the first tag as a sub-category when tagPaths is on. */

@@ -29,6 +29,7 @@ export {
   RunStatus,
   SearchToolsRequest,
   SearchMode,
+  SearchStatus,
   SearchToolsResponse,
   SearchHit,
   PreloadFormat,

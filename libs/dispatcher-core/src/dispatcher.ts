@@ -177,7 +177,8 @@ export class Dispatcher {
 
   /** {@link status} with the providers this caller may see. */
   async statusFor(call: CallContext): Promise<GetStatusResponse> {
-    return { ...this.status(), providers: (await this.listProvidersFor(call)).providers };
+    const [providers, search] = await Promise.all([this.listProvidersFor(call), this.registry.searchStatus(this.timeLeft(call, 2000))]);
+    return { ...this.status(), providers: providers.providers, search };
   }
 
   runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse> {

@@ -6,6 +6,8 @@ import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { readReply } from '@toolhub/adapter-sdk';
 import { type Bus, type Headers, isBusError } from '@toolhub/bus';
 import {
+  GetCatalogStatusRequest,
+  GetCatalogStatusResponse,
   GetPreloadSetRequest,
   GetPreloadSetResponse,
   GetToolRequest,
@@ -13,6 +15,7 @@ import {
   HEADER_DEADLINE,
   type RegisteredTool,
   registrySubject,
+  SearchStatus,
   SearchToolsRequest,
   SearchToolsResponse,
   isToolHubError,
@@ -42,7 +45,17 @@ export class RegistryClient {
     }
   }
 
-  private async call<T>(op: 'search' | 'preload' | 'info', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T, traceHeaders?: Readonly<Headers>): Promise<T> {
+  /** The registry's search mode and why; never throws (an unanswered request is a status too). */
+  async searchStatus(timeoutMs: number): Promise<SearchStatus> {
+    try {
+      const res = await this.call('status', GetCatalogStatusRequest.encode({ provider: '' }).finish(), timeoutMs, (b) => GetCatalogStatusResponse.decode(b));
+      return res.search ?? { ...SearchStatus.decode(new Uint8Array()), note: 'The registry did not report its search status (an older registry).' };
+    } catch (err) {
+      return { ...SearchStatus.decode(new Uint8Array()), note: `The registry did not answer: ${(err as Error).message}` };
+    }
+  }
+
+  private async call<T>(op: 'search' | 'preload' | 'info' | 'status', data: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T, traceHeaders?: Readonly<Headers>): Promise<T> {
     const headers: Headers = { ...traceHeaders, [HEADER_DEADLINE]: String(Date.now() + timeoutMs) };
     // With an async context manager the active span (a child of the caller's) wins; without one
     // the active context is the root one and there is nothing to add.

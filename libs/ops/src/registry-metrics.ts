@@ -23,6 +23,15 @@ export function registerRegistryMetrics(registry: Registry, core: RegistryCore):
     },
   });
   new Gauge({
+    name: 'toolhub_search_tools_embedded_ratio',
+    help: 'share of indexed tools with a vector (0..1; hybrid search ranks only these semantically; 0 without an embeddings endpoint)',
+    registers,
+    collect() {
+      const s = core.hybrid.status();
+      this.set(s.tools === 0 ? 0 : s.embedded / s.tools);
+    },
+  });
+  new Gauge({
     name: 'toolhub_registry_consumer_running',
     help: '1 while the durable tool.called consumer runs',
     registers,

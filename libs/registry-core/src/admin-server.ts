@@ -142,7 +142,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
     listToolStats: rpc('ListToolStats', async (req: { sort: StatsSort; limit: number; provider: string }) => ({
       stats: (await registry.listToolStats(SORTS[req.sort] ?? 'calls', req.limit, req.provider)).map(toWireStats),
     })),
-    getCatalogStatus: rpc('GetCatalogStatus', async (req: { provider: string }) => ({ providers: registry.catalogStatus(req.provider) })),
+    getCatalogStatus: rpc('GetCatalogStatus', async (req: { provider: string }) => ({ providers: registry.catalogStatus(req.provider), search: registry.searchStatus() })),
     suggestPreload: rpc('SuggestPreload', async (req: { limit: number }) => registry.suggestPreload(req.limit)),
     importOverlays: rpc('ImportOverlays', async (req: { content: string; format: string; changedBy: string; dryRun: boolean }, call) => {
       const by = changedByOf(call, req.changedBy);

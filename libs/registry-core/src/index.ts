@@ -3,7 +3,7 @@
  * ingestion, search, preload set and suggestions) and its operator gRPC API.
  */
 export { Registry, type RegistryOptions } from './registry';
-export { searchConfigFields, searchOptions, type SearchConfig } from './search-setup';
+export { searchConfigFields, searchBannerLine, searchOptions, type SearchConfig } from './search-setup';
 export { DEFAULT_STATS_FLUSH_MS, statsConfigFields } from './stats-setup';
 export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
 // Moved to agent-kit (shared with the dispatcher); re-exported for existing importers.

@@ -13,6 +13,7 @@ import {
   type CatalogSyncStatus,
   GetCatalogStatusRequest,
   GetCatalogStatusResponse,
+  type SearchStatus,
   closestMatches,
   eventWildcard,
   GetPreloadSetRequest,
@@ -49,6 +50,7 @@ import { type LivenessOptions, ProviderLiveness } from './liveness';
 import { ChangeEvents } from './events';
 import { applyOverlaysFile, type ImportResult, parseOverlaysFile } from './overlays-file';
 import { type GraceRound, ResyncGrace, type ResyncGraceOptions } from './resync-grace';
+import { toWireSearchStatus } from './search-status';
 import { SharedLearning } from './shared-learning';
 import { StatsIngestion } from './stats-ingestion';
 import { suggestPreload } from './suggest';
@@ -199,7 +201,7 @@ export class Registry {
       await bus.subscribe(registrySubject('sync'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
       // Paged catalogs: the replica that takes the announcement pulls the pages (see CatalogSync).
       await bus.subscribe(registrySubject('catalog'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
-      await serve('status', async (m) => GetCatalogStatusResponse.encode({ providers: registry.catalogStatus(GetCatalogStatusRequest.decode(m.data).provider) }).finish()),
+      await serve('status', async (m) => GetCatalogStatusResponse.encode({ providers: registry.catalogStatus(GetCatalogStatusRequest.decode(m.data).provider), search: registry.searchStatus() }).finish()),
       // Every replica keeps its own search index: follow changes made through any replica.
       await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.onCatalogChanged(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
       await bus.subscribe(eventWildcard('tool.invalidated'), (m) => registry.refreshProvider(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
@@ -279,6 +281,11 @@ export class Registry {
   /** Sync state and quarantined tools/sources per provider (all providers when `provider` is ''). */
   catalogStatus(provider = ''): CatalogSyncStatus[] {
     return this.catalogSync.statuses(provider);
+  }
+
+  /** The search mode in force and why, as GetStatus and GetCatalogStatus carry it. */
+  searchStatus(): SearchStatus {
+    return toWireSearchStatus(this.hybrid.status());
   }
 
   /** Switches a provider to a screened catalog: store, events, search index. */
@@ -468,6 +475,7 @@ export class Registry {
     await this.ingestion?.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));
     await this.learning.close();
+    this.hybrid.close();
   }
 
   private async changed(stored: StoredTool, reason: string): Promise<void> {

@@ -33,6 +33,14 @@ export function searchConfigFields() {
   } as const;
 }
 
+/** The start banner's `search:` line: the mode and, when lexical, the one switch that turns hybrid on. */
+export function searchBannerLine(config: SearchConfig): string {
+  if (!config.embeddingsUrl) {
+    return 'lexical (keywords). Hybrid: bash scripts/services.sh embeddings, then TOOLHUB_EMBEDDINGS_URL=http://127.0.0.1:8089/v1 npm start';
+  }
+  return `hybrid (keywords + ${config.embeddingsModel} at ${config.embeddingsUrl}); tools are embedded in the background (lexical until then, retried until the endpoint answers; GetStatus.search shows the share)`;
+}
+
 /** {@link RegistryOptions.search} for `config`: an embeddings client when a URL is set. */
 export function searchOptions(config: SearchConfig): NonNullable<RegistryOptions['search']> {
   return {

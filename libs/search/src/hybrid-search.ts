@@ -10,6 +10,7 @@ import { SearchMode, type SearchToolsResponse } from '@toolhub/contracts';
 import { DenseIndex } from './dense-index';
 import { type Embedder, isEmbeddingsError } from './embeddings/embedder';
 import { embeddingKey } from './embeddings/key';
+import { QueryFirstGate } from './embeddings/query-first-gate';
 import { denseOnly, type FusionOptions, fuse, type ResolvedFusionOptions, withFusionDefaults } from './fusion';
 import { checkRequest, type ToolSearchRequest } from './request';
 import type { RankHooks, ToolSearchIndex } from './tool-search-index';
@@ -20,6 +21,25 @@ export interface VectorStore {
   /** The stored vectors of these keys (missing keys are absent from the map). */
   loadVectors(model: string, keys: readonly string[]): Promise<Map<string, Float32Array>>;
   saveVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+}
+
+/** Which mode searches get and why: for GetStatus, the start banner, metrics and the CLI. */
+export interface SearchStatusReport {
+  /** The mode a search that names none asks for: hybrid with an embeddings endpoint, lexical without. */
+  defaultMode: SearchMode;
+  /** The mode such a search is answered in now (lexical while no tool has a vector or the endpoint fails). */
+  effectiveMode: SearchMode;
+  /** Model name of the endpoint ('' without one). */
+  model: string;
+  tools: number;
+  /** Tools with a vector (the rest are found by keywords only). */
+  embedded: number;
+  /** Why the effective mode is what it is, and what to do about it, in one sentence or two. */
+  note: string;
+  /** The endpoint's last failure, while it lasts ('' once a call succeeds). */
+  lastError: string;
+  /** When missing tools are embedded again (epoch ms; 0 when no retry is scheduled). */
+  nextRetryUnixMs: number;
 }
 
 /** Log lines of the hybrid search (pino-compatible). */
@@ -39,8 +59,16 @@ export interface HybridSearchOptions {
   fusion?: FusionOptions;
   /** Deadline of the query-embedding call of a search, in ms (no retry: the agent is waiting). @default 2000 */
   queryTimeoutMs?: number;
-  /** Tools embedded per request while indexing. @default 64 */
+  /** Tools embedded per request while indexing (small, so a query never waits long behind one). @default 16 */
   embedBatch?: number;
+  /**
+   * Tools left without a vector (endpoint down, a batch timed out) are embedded again in the
+   * background after this delay, doubled after each failed attempt up to `retryMaxMs`; a success
+   * resets it. @default 1000
+   */
+  retryMinMs?: number;
+  /** Longest pause between two attempts at embedding the missing tools. @default 15000 */
+  retryMaxMs?: number;
   /** Learning from use; `false` turns it off. @default {} (on) */
   learning?: UsageMemoryOptions | false;
   /** Query vectors cached (agents repeat queries). @default 2000 */
@@ -101,6 +129,15 @@ export class HybridSearch {
   private syncAgain = false;
   private lastFailureLog = 0;
   private failuresSinceLog = 0;
+  private readonly gate = new QueryFirstGate();
+  /** The endpoint's last failure ('' after a success): the status says why search is lexical. */
+  private lastError = '';
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryAtMs = 0;
+  private retryDelayMs = 0;
+  private closed = false;
+  /** The last query embedding failed (searches are answered by keywords until one succeeds). */
+  private queryFailing = false;
   /** Learning from use; undefined when switched off. */
   readonly usage: UsageMemory | undefined;
 
@@ -122,6 +159,35 @@ export class HybridSearch {
   /** Tools that have a vector. */
   get embeddedCount(): number {
     return this.dense?.size ?? 0;
+  }
+
+  /** Which mode a search gets now, and why (see {@link SearchStatusReport}). */
+  status(): SearchStatusReport {
+    const embedder = this.options.embedder;
+    const tools = this.index.size;
+    const embedded = this.embeddedCount;
+    const base = { defaultMode: this.defaultMode, model: embedder?.model ?? '', tools, embedded, lastError: this.lastError, nextRetryUnixMs: this.retryTimer ? this.retryAtMs : 0 };
+    const lexical = SearchMode.SEARCH_MODE_LEXICAL;
+    if (!embedder) {
+      return { ...base, effectiveMode: lexical, note: 'Lexical (keywords): no embeddings endpoint is configured. Set TOOLHUB_EMBEDDINGS_URL to an OpenAI-compatible /v1 endpoint for hybrid search (README: "Hybrid search").' };
+    }
+    const retry = this.retryTimer ? ` Retrying in ${Math.max(0, Math.ceil((this.retryAtMs - Date.now()) / 1000))} s; no restart needed.` : '';
+    const failing = this.lastError ? ` The embeddings endpoint fails: ${this.lastError}` : '';
+    if (embedded === 0) {
+      const why = tools === 0 ? 'no tool is indexed yet' : this.lastError ? 'no tool is embedded yet' : 'the tools are being embedded';
+      return { ...base, effectiveMode: lexical, note: `Lexical until tools have vectors (${why}).${failing}${retry}` };
+    }
+    const share = tools === 0 ? 1 : embedded / tools;
+    const cover = embedded >= tools ? `all ${tools} tools embedded` : `${embedded} of ${tools} tools embedded (${Math.floor(share * 100)}%); the others are found by keywords until they are`;
+    if (this.queryFailing) return { ...base, effectiveMode: lexical, note: `Lexical: the last query could not be embedded (${this.lastError}); ${cover}, and search is hybrid again once the endpoint answers.${retry}` };
+    return { ...base, effectiveMode: this.defaultMode, note: `Hybrid (keywords + ${embedder.model}): ${cover}.${failing}${retry}` };
+  }
+
+  /** Stops the background retries (the registry's close). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /**
@@ -146,9 +212,33 @@ export class HybridSearch {
       } finally {
         this.syncing = undefined;
       }
+      this.scheduleRetry(total.missing > 0);
+      if (total.embedded > 0 || total.loaded > 0) this.log.info({ embedded: this.embeddedCount, tools: this.index.size }, `search: ${this.status().note}`);
       return total;
     })();
     return this.syncing;
+  }
+
+  /**
+   * Self-healing: while tools lack a vector, another sync runs after a backoff (1 s, 2 s, ... up
+   * to `retryMaxMs`), so an endpoint that starts late or a batch that timed out is caught up
+   * without a catalog change or a restart. A complete sync resets the backoff.
+   */
+  private scheduleRetry(missing: boolean): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (!missing || this.closed) {
+      this.retryDelayMs = 0;
+      return;
+    }
+    const min = Math.max(1, this.options.retryMinMs ?? 1000);
+    this.retryDelayMs = Math.min(this.retryDelayMs ? this.retryDelayMs * 2 : min, Math.max(min, this.options.retryMaxMs ?? 15_000));
+    this.retryAtMs = Date.now() + this.retryDelayMs;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.syncVectors();
+    }, this.retryDelayMs);
+    this.retryTimer.unref?.();
   }
 
   private async syncOnce(): Promise<VectorSyncReport> {
@@ -192,15 +282,20 @@ export class HybridSearch {
       }
     }
     const rest = [...todo.entries()];
-    const batch = Math.max(1, this.options.embedBatch ?? 64);
+    const batch = Math.max(1, this.options.embedBatch ?? 16);
     for (let i = 0; i < rest.length; i += batch) {
       const chunk = rest.slice(i, i + batch);
       let vectors: Float32Array[];
       try {
-        vectors = await embedder.embed(chunk.map(([, t]) => t.text));
+        // Queries first: no tool batch starts while an agent's query is being embedded.
+        await this.gate.idle();
+        if (this.closed) return report;
+        vectors = await embedder.embed(chunk.map(([, t]) => t.text), { background: true });
+        this.lastError = '';
       } catch (err) {
+        this.lastError = errText(err) ?? 'unknown error';
         report.missing = rest.slice(i).reduce((n, [, t]) => n + t.ids.length, 0);
-        this.log.warn({ err: errText(err), missing: report.missing }, 'embedding tools failed; they are found lexically until the next catalog change');
+        this.log.warn({ err: errText(err), missing: report.missing }, 'embedding tools failed; they are found lexically and embedded again in the background');
         break;
       }
       const fresh = new Map<string, Float32Array>();
@@ -321,13 +416,18 @@ export class HybridSearch {
       const left = deadlineUnixMs === undefined ? Infinity : Math.floor((deadlineUnixMs - Date.now()) / 2);
       const timeoutMs = Math.min(this.options.queryTimeoutMs ?? 2000, left);
       if (timeoutMs < MIN_QUERY_EMBED_MS) return this.failed('too little of the request\'s time was left to embed the query', undefined);
+      const done = this.gate.query();
       try {
-        const got = await embedder.embed(missing, { timeoutMs, retries: 0 });
+        const got = await embedder.embed(missing, { timeoutMs, retries: 0 }).finally(done);
+        this.lastError = '';
+        this.queryFailing = false;
         const dims = this.dense.dimensions;
         const wrong = got.find((v) => v.length !== dims);
         if (wrong) return this.failed(`the embeddings endpoint returned vectors of ${wrong.length} dimensions where ${dims} are expected`, undefined);
         missing.forEach((q, i) => this.cacheQuery(q, got[i]!));
       } catch (err) {
+        this.lastError = errText(err) ?? 'unknown error';
+        this.queryFailing = true;
         const why = !isEmbeddingsError(err)
           ? 'embedding the query failed'
           : err.code === 'timeout'

@@ -6,13 +6,14 @@
  * from which tool ran after which search. Any new export added here becomes public API.
  */
 export { ToolSearchIndex, type IndexChange, type RankedTool, type RankHooks } from './tool-search-index';
-export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type LearningReport, type SearchLogger, type VectorStore, type VectorSyncReport } from './hybrid-search';
+export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type LearningReport, type SearchLogger, type SearchStatusReport, type VectorStore, type VectorSyncReport } from './hybrid-search';
 export { DenseIndex } from './dense-index';
 export { type FusionOptions, fusionDefaults, fuse, withFusionDefaults } from './fusion';
 export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedObservation, type LearnedUse, type LearningRun, type WeightedUse } from './usage-memory';
 export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
 export { embeddingKey } from './embeddings/key';
+export { QueryFirstGate } from './embeddings/query-first-gate';
 export type { ToolSearchRequest } from './request';
 export { type SearchIndexOptions, type ResolvedSearchIndexOptions, type FieldWeights, searchIndexDefaults, withSearchDefaults } from './options';
 export { type SearchField, SEARCH_FIELDS } from './documents';

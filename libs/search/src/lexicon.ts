@@ -16,6 +16,13 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * Query words that mislead across providers (a vendor's name inside a word, a verb every catalog
+ * uses): left out of queries that have other words. Chosen by bench/search/stop-list.bench.ts on
+ * the validation half of MetaTool and BFCL (even queries), never on the evaluation half.
+ */
+export const QUERY_STOP_WORDS: readonly string[] = ['like'];
+
 /** Chinese single-character function words (particles, conjunctions, pronouns). */
 export const CHINESE_STOP_WORDS: ReadonlySet<string> = new Set(
   '的 了 和 与 及 或 是 在 把 被 对 并 等 个 一 将 为 我 你 他 她 它 们 吗 呢 吧 啊 么 这 那 有 就 也 都 而 之 于 从 以 及 其 此'.split(' '),

@@ -1,4 +1,5 @@
 /** Options of ToolSearchIndex, with their defaults in one place. */
+import { QUERY_STOP_WORDS } from './lexicon';
 import type { SearchField } from './documents';
 import { SearchError } from './errors';
 
@@ -38,6 +39,12 @@ export interface SearchIndexOptions {
    * every word. @default 0.3
    */
   commonTermShare?: number;
+  /**
+   * Query words left out of a query that has other words (tools keep them): words that mislead
+   * across providers, chosen by measurement on the validation half of the retrieval sets (see
+   * QUERY_STOP_WORDS). [] keeps every word. @default QUERY_STOP_WORDS
+   */
+  queryStopWords?: readonly string[];
   /** Hits returned when a request sets no limit. @default 10 */
   defaultLimit?: number;
   /** Largest limit honoured; larger ones are capped. @default 50 */
@@ -60,6 +67,7 @@ export type ResolvedSearchIndexOptions = Required<Omit<SearchIndexOptions, 'weig
 
 /** The defaults of {@link SearchIndexOptions}. */
 export const searchIndexDefaults: ResolvedSearchIndexOptions = {
+  queryStopWords: QUERY_STOP_WORDS,
   weights: { name: 2, category: 1.5, description: 1, params: 0.7 },
   stemming: true,
   synonyms: true,

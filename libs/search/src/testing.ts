@@ -97,3 +97,5 @@ export async function startFakeEmbeddingsServer(options: { dims?: number } = {})
   });
   return handle;
 }
+
+export { embeddingsPython, freePort, type LocalEmbeddingsServer, startLocalEmbeddings } from './local-embeddings-server';

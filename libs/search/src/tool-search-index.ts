@@ -86,6 +86,8 @@ export class ToolSearchIndex {
   /** The options in force, defaults filled in. */
   readonly options: ResolvedSearchIndexOptions;
   private readonly analyzer: Analyzer;
+  /** Analyzed {@link SearchIndexOptions.queryStopWords}. */
+  private readonly queryStopTerms: ReadonlySet<string>;
   private readonly lexical = new LexicalIndex(SEARCH_FIELDS.length);
   private readonly scoring: LexicalScoring;
   private readonly entries = new Map<string, ToolEntry>();
@@ -102,6 +104,7 @@ export class ToolSearchIndex {
     const o = this.options;
     this.maxPriorRatio = this.priorRatio();
     this.analyzer = createAnalyzer({ stemming: o.stemming, synonyms: o.synonyms });
+    this.queryStopTerms = new Set(o.queryStopWords.flatMap((w) => this.analyzer.analyze(w)));
     this.scoring = { boosts: SEARCH_FIELDS.map((f) => o.weights[f]), bm25: { ...o.bm25 }, partial: { ...o.partialWeights } };
   }
 
@@ -324,7 +327,9 @@ export class ToolSearchIndex {
 
   /** The distinct terms of a query (at most MAX_QUERY_TERMS), without its common words when it has rarer ones. */
   private queryTerms(query: string): string[] {
-    const terms = [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
+    let terms = [...new Set(this.analyzer.analyze(query))].slice(0, MAX_QUERY_TERMS);
+    // Misleading words go only when the query has others ("get" alone still finds get tools).
+    if (this.queryStopTerms.size > 0 && terms.some((t) => !this.queryStopTerms.has(t))) terms = terms.filter((t) => !this.queryStopTerms.has(t));
     const share = this.options.commonTermShare;
     // A small catalog is searched fast anyway, and its word shares say little.
     if (share >= 1 || terms.length < 2 || this.entries.size < COMMON_TERMS_MIN_TOOLS) return terms;

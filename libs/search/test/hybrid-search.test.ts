@@ -1,6 +1,7 @@
 import { SearchMode } from '@toolhub/contracts';
 import { type Embedder, HybridSearch, type HybridSearchOptions, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
+import { waitFor } from '@toolhub/test-harness';
 
 import { catalog, tool } from './fixtures';
 
@@ -26,12 +27,18 @@ describe('HybridSearch', () => {
     fake = await startFakeEmbeddingsServer();
     warnings.length = 0;
   });
-  afterEach(() => fake.close());
+  // Background retries of tools left without a vector stop with their search.
+  const opened: HybridSearch[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0)) s.close();
+    await fake.close();
+  });
 
   async function hybrid(options: Partial<HybridSearchOptions> = {}, tools = [...catalog(), mailTool]) {
     const index = new ToolSearchIndex();
     index.upsert(tools);
     const search = new HybridSearch(index, { embedder: new OpenAiEmbeddings({ url: fake.url, retries: 0 }), logger, queryTimeoutMs: 500, ...options });
+    opened.push(search);
     await search.syncVectors();
     return search;
   }
@@ -119,6 +126,55 @@ describe('HybridSearch', () => {
       expect(none.hits).toEqual([]);
       expect(none.suggestions[0]).toBe('github:');
     }
+  });
+
+  it('embeds missing tools again in the background, with backoff, until the endpoint answers; the status says why it is lexical meanwhile', async () => {
+    fake.behaviour = 'error';
+    const search = await hybrid({ retryMinMs: 20, retryMaxMs: 200 });
+    const down = search.status();
+    expect(down).toMatchObject({ defaultMode: SearchMode.SEARCH_MODE_HYBRID, effectiveMode: SearchMode.SEARCH_MODE_LEXICAL, embedded: 0, tools: catalog().length + 1 });
+    expect(down.lastError).toContain('HTTP 503');
+    expect(down.note).toMatch(/^Lexical until tools have vectors \(no tool is embedded yet\)\. The embeddings endpoint fails: .*HTTP 503.* Retrying in \d+ s; no restart needed\.$/);
+    expect(down.nextRetryUnixMs).toBeGreaterThan(0);
+    // Retried with nothing else happening (no catalog change, no search).
+    await waitFor(() => fake.requests >= 3, { message: 'retries of the failing endpoint' });
+    fake.behaviour = 'ok';
+    await waitFor(() => search.status().embedded === catalog().length + 1, { message: 'every tool embedded once the endpoint answers' });
+    const up = search.status();
+    expect(up).toMatchObject({ effectiveMode: SearchMode.SEARCH_MODE_HYBRID, lastError: '', nextRetryUnixMs: 0 });
+    expect(up.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2): all ${catalog().length + 1} tools embedded.`);
+    expect((await search.search({ queries: ['send email'] })).mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    search.close();
+  });
+
+  it('starts no tool batch while a query is being embedded (queries first), and marks tool batches as background work', async () => {
+    const calls: Array<{ texts: readonly string[]; background: boolean }> = [];
+    let releaseQuery = () => {};
+    const embedder: Embedder = {
+      model: 'gate-test',
+      async embed(texts, options = {}) {
+        calls.push({ texts, background: options.background === true });
+        if (!options.background) await new Promise<void>((r) => (releaseQuery = r));
+        return texts.map(() => Float32Array.from([1, 0, 0]));
+      },
+    };
+    const index = new ToolSearchIndex();
+    index.upsert(catalog());
+    const search = new HybridSearch(index, { embedder, embedBatch: 1, queryTimeoutMs: 60_000 });
+    await search.syncVectors();
+    expect(calls.every((c) => c.background)).toBe(true);
+    const before = calls.length;
+    const answered = search.search({ queries: ['a query'] });
+    await waitFor(() => calls.length === before + 1, { message: 'the query embedding to start' });
+    index.upsert([mailTool]);
+    const syncing = search.syncVectors();
+    // The new tool's batch waits for the query: give the event loop many turns to prove it.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(calls.length).toBe(before + 1);
+    releaseQuery();
+    expect((await answered).mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    await syncing;
+    expect(calls.slice(before + 1)).toEqual([{ texts: [expect.stringContaining('deliver letter')], background: true }]);
   });
 
   it('embeds only tools whose text changed, and nothing after a restart with the same store', async () => {

@@ -56,6 +56,21 @@ describe('ToolSearchIndex ranking', () => {
     for (const h of hits.slice(1)) expect(h.score).toBeLessThanOrEqual(1);
   });
 
+  it('leaves the measured query stop words out of queries that have other words, and keeps them alone', () => {
+    const tools = [tool('social', 'like_post', 'Like a post on the timeline.'), tool('data', 'json_to_csv', 'Convert JSON records to CSV.')];
+    const index = new ToolSearchIndex();
+    index.upsert(tools);
+    // "like" as filler ("I'd like to ...") no longer lifts like_post; alone, it still finds it.
+    expect(index.search({ queries: ['I would like to convert json to csv'] }).hits.map((h) => h.id)).toEqual(['data:json_to_csv']);
+    expect(index.search({ queries: ['like'] }).hits[0]?.id).toBe('social:like_post');
+    const keep = new ToolSearchIndex({ queryStopWords: [] });
+    keep.upsert(tools);
+    expect(keep.search({ queries: ['I would like to convert json to csv'] }).hits.map((h) => h.id)).toContain('social:like_post');
+    const custom = new ToolSearchIndex({ queryStopWords: ['convert', 'csv'] });
+    custom.upsert(tools);
+    expect(custom.search({ queries: ['convert json csv'] }).hits.map((h) => h.id)).toEqual(['data:json_to_csv']);
+  });
+
   it('finds a tool by its exact name', () => {
     expect(ids(indexOf(), ['merge_pull_request'])[0]).toBe('github:merge_pull_request');
   });

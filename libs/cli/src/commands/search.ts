@@ -1,4 +1,6 @@
 /** `toolhub search <words...> [-q query ...]`: ranked keyword search over every provider. */
+import { SearchMode } from '@toolhub/contracts';
+
 import type { CommandContext } from '../context';
 import { CliUsageError } from '../errors';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
@@ -9,6 +11,20 @@ export interface SearchOptions {
   provider?: string;
   path?: string;
   limit?: number;
+  /** lexical | semantic | hybrid; unset = the registry's default (hybrid with embeddings, lexical without). */
+  mode?: string;
+}
+
+/** `--mode` values and the wire enum. */
+export const SEARCH_MODES: Readonly<Record<string, SearchMode>> = {
+  lexical: SearchMode.SEARCH_MODE_LEXICAL,
+  semantic: SearchMode.SEARCH_MODE_SEMANTIC,
+  hybrid: SearchMode.SEARCH_MODE_HYBRID,
+};
+
+/** `lexical`, `semantic`, `hybrid` (or `default` for unspecified). */
+export function searchModeName(mode: SearchMode): string {
+  return Object.entries(SEARCH_MODES).find(([, m]) => m === mode)?.[0] ?? 'default';
 }
 
 /** Default number of hits. */
@@ -22,11 +38,17 @@ export async function searchCommand(ctx: CommandContext, words: string[], option
   const queries = [words.join(' ').trim(), ...(options.query ?? []).map((q) => q.trim())].filter((q) => q !== '');
   if (queries.length === 0) throw new CliUsageError('search needs what the tool should do, in a few words.', 'toolhub search convert json to csv');
   if (queries.length > 5) throw new CliUsageError(`search takes at most 5 queries; got ${queries.length}.`);
-  const res = await (await ctx.session.agent()).searchTools({ queries, provider: options.provider ?? '', path: options.path ?? '', limit: options.limit ?? DEFAULT_SEARCH_LIMIT });
+  const asked = options.mode === undefined ? SearchMode.SEARCH_MODE_UNSPECIFIED : SEARCH_MODES[options.mode.toLowerCase()];
+  if (asked === undefined) throw new CliUsageError(`--mode must be one of ${Object.keys(SEARCH_MODES).join(', ')}; got ${JSON.stringify(options.mode)}.`, 'toolhub search --mode hybrid send an email');
+  const res = await (await ctx.session.agent()).searchTools({ queries, provider: options.provider ?? '', path: options.path ?? '', limit: options.limit ?? DEFAULT_SEARCH_LIMIT, mode: asked });
+  // Which ranking answered and why (e.g. lexical because the embeddings endpoint is down).
+  const mode = searchModeName(res.mode);
+  const requestedMode = searchModeName(asked);
   if (ctx.out.json) {
-    ctx.out.document({ queries, hits: res.hits, suggestions: res.suggestions });
+    ctx.out.document({ queries, mode, requestedMode, note: res.note, hits: res.hits, suggestions: res.suggestions });
     return EXIT_CODES.ok;
   }
+  ctx.out.note(`mode: ${mode}${requestedMode !== 'default' && requestedMode !== mode ? ` (asked: ${requestedMode})` : ''}${res.note ? ` — ${res.note}` : ''}`);
   if (res.hits.length === 0) {
     ctx.out.note(`no tools matched ${queries.map((q) => JSON.stringify(q)).join(', ')}.`);
     if (res.suggestions.length) ctx.out.note(`did you mean: ${res.suggestions.join(', ')}`);

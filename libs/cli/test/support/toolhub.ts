@@ -9,7 +9,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import type { ServerTlsOptions } from '@toolhub/grpc-edge';
 import { createLocalTools } from '@toolhub/local-tools';
-import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
+import { Registry, type RegistryOptions, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +67,8 @@ export interface TestHubOptions {
   authenticator?: Authenticator;
   /** TLS of both APIs. @default plaintext */
   tls?: ServerTlsOptions;
+  /** The registry's search options (an embeddings endpoint, ...); `searchLearning` still applies. */
+  search?: RegistryOptions['search'];
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -77,7 +79,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
   writeFileSync(join(root, 'welcome.txt'), 'Welcome to ToolHub.\n');
   const bus = new InProcessBus();
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
-  const registry = await Registry.start(bus, store, options.searchLearning === false ? { search: { learning: false } } : {});
+  const registry = await Registry.start(bus, store, { search: { ...options.search, ...(options.searchLearning === false ? { learning: false } : {}) } });
   const admin: RunningAdminServer = await startAdminServer(registry, { port: 0, ...edge });
   const adapters: AdapterService[] = [
     await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', createLocalTools({ root })) }),

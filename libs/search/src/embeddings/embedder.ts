@@ -9,6 +9,11 @@ export interface EmbedOptions {
   timeoutMs?: number;
   /** Retries of a failed request (0 when an agent is waiting). */
   retries?: number;
+  /**
+   * Bulk work no one waits on (tool texts): sent with `X-Embeddings-Priority: background`, which
+   * the local server (scripts/embeddings) answers after every waiting query; others ignore it.
+   */
+  background?: boolean;
 }
 
 /** Turns texts into vectors of one model. */

@@ -86,7 +86,11 @@ export class OpenAiEmbeddings implements Embedder {
     try {
       res = await this.o.fetch(this.endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}),
+          ...(options.background ? { 'x-embeddings-priority': 'background' } : {}),
+        },
         body: JSON.stringify({ model: this.model, input: texts, encoding_format: 'float' }),
         signal,
       });
