@@ -68,6 +68,8 @@ export class Dispatcher {
   readonly admission: AdmissionGate;
   /** List, info, search and preload as each principal may see them. */
   readonly catalog: CatalogService;
+  /** The registry over NATS (search status for GetStatus). */
+  private readonly registry: RegistryClient;
   /** Runs: admission, validation, routing, retries, fallbacks, events. */
   readonly runs: RunPipeline;
   private readonly client: AdapterClient;
@@ -103,7 +105,8 @@ export class Dispatcher {
     this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns, maxQueueWaitMs: options.maxQueueWaitMs });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
     this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
-    this.catalog = new CatalogService({ client: this.client, registry: new RegistryClient(bus), metadata: this.metadata, providers, options, grants: deps.grants });
+    this.registry = new RegistryClient(bus);
+    this.catalog = new CatalogService({ client: this.client, registry: this.registry, metadata: this.metadata, providers, options, grants: deps.grants });
     this.runs = new RunPipeline({
       bus,
       client: this.client,
@@ -177,7 +180,7 @@ export class Dispatcher {
 
   /** {@link status} with the providers this caller may see. */
   async statusFor(call: CallContext): Promise<GetStatusResponse> {
-    const [providers, search] = await Promise.all([this.listProvidersFor(call), this.registry.searchStatus(this.timeLeft(call, 2000))]);
+    const [providers, search] = await Promise.all([this.listProvidersFor(call), this.registry.searchStatus(timeLeft(call, 2000))]);
     return { ...this.status(), providers: providers.providers, search };
   }
 
