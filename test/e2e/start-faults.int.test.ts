@@ -49,6 +49,7 @@ describe('a dispatcher starting amid faults', () => {
         TOOLHUB_METRICS_PORT: String(metricsPort),
         TOOLHUB_HEALTH_PORT: String(await freePort()),
         TOOLHUB_OUTBOX_DIR: outbox,
+        TOOLHUB_MCP_PORT: '0',
         // This test's private NATS has no users: no credentials.
         NATS_USER: '',
         NATS_PASSWORD: '',
