@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const bus = await NatsBus.connect({
     servers: config.natsUrl.split(','),
     name: 'toolhub-dispatcher',
+    requestsPerTurn: config.adapterRequestsPerTurn,
     onStatus: (status) => log.info({ status }, 'nats status'),
   });
   let cache: Cache = new MemoryCache();
@@ -55,7 +56,6 @@ async function main(): Promise<void> {
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       eventsPerMessage: config.eventsPerMessage,
       claimGroups: config.claimGroups,
-      adapterRequestsPerTurn: config.adapterRequestsPerTurn,
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },

@@ -22,6 +22,6 @@ export type {
 export { BusError, type BusErrorCode, isBusError } from './errors';
 export type { HandlerErrorCallback, HandlerErrorContext } from './handler-error';
 export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
-export { NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
+export { DEFAULT_REQUESTS_PER_TURN, NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
 export { inboxPrefixOf, natsAuthorizationConfig, natsPermissions, type NatsServiceRole, type NatsServiceUser } from './nats-permissions';
 export { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';

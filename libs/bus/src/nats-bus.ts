@@ -34,6 +34,7 @@ import { BusError, isBusError } from './errors';
 import { type HandlerErrorCallback } from './handler-error';
 import { NatsEventConsumer } from './nats-consumer';
 import { NatsRequests } from './nats-requests';
+import { RequestFlush } from './request-flush';
 import { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';
 import { fromNatsHeaders, toBusError, toNatsHeaders } from './nats-util';
 import { assertPattern, assertPublishSubject } from './subject';
@@ -58,6 +59,9 @@ export interface NatsBusStatus {
   /** The error, for `error` events. */
   readonly error?: Error;
 }
+
+/** Requests per event-loop turn (see request-flush.ts); 8 measured best at concurrency 64 (bench/dispatcher). */
+export const DEFAULT_REQUESTS_PER_TURN = 8;
 
 /** Options of {@link NatsBus.connect}. */
 export interface NatsBusOptions {
@@ -104,6 +108,12 @@ export interface NatsBusOptions {
    */
   asyncTraces?: boolean;
   /**
+   * Requests sent per event-loop turn (see request-flush.ts): those of a turn leave together at its
+   * end, at most this many; the rest go this many at a time in the turns after. 0 = all of a turn
+   * in one write. The one place socket batching is tuned. @default 8
+   */
+  requestsPerTurn?: number;
+  /**
    * How to authenticate to NATS; `null` connects without credentials.
    * @default from the environment (NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED[_FILE]; see nats-credentials.ts), else none
    */
@@ -137,6 +147,7 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     publishTimeoutMs: options.publishTimeoutMs ?? 5000,
     redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
     asyncTraces: options.asyncTraces ?? false,
+    requestsPerTurn: options.requestsPerTurn ?? DEFAULT_REQUESTS_PER_TURN,
     onStatus: options.onStatus ?? (() => undefined),
     onError: options.onError ?? (() => undefined),
   };
@@ -253,7 +264,7 @@ export class NatsBus implements Bus {
   private readonly consumers = new Set<NatsEventConsumer>();
   private closed = false;
   private closing: Promise<void> | undefined;
-  private cork: Array<() => void> = [];
+  private readonly flush: RequestFlush;
   private state: BusConnection;
   private readonly requests: NatsRequests;
 
@@ -265,6 +276,7 @@ export class NatsBus implements Bus {
   ) {
     this.state = { connected: true, detail: `connected to ${nc.getServer()}`, sinceUnixMs: Date.now() };
     this.requests = new NatsRequests(nc, options.inboxPrefix);
+    this.flush = new RequestFlush(options.requestsPerTurn);
     this.watchStatus()
       .catch(() => undefined) // ends with the connection; never unhandled
       .finally(() => this.requests.close());
@@ -281,6 +293,9 @@ export class NatsBus implements Bus {
    */
   static async connect(options: NatsBusOptions = {}): Promise<NatsBus> {
     const opts = withDefaults(options);
+    if (!Number.isInteger(opts.requestsPerTurn) || opts.requestsPerTurn < 0) {
+      throw new BusError('invalid_argument', `requestsPerTurn must be a whole number ≥ 0, got ${JSON.stringify(opts.requestsPerTurn)}`);
+    }
     let nc: NatsConnection;
     try {
       nc = await connect({
@@ -324,36 +339,11 @@ export class NatsBus implements Bus {
     assertTimeout(options.timeoutMs);
     assertPayload(data, options.headers, this.maxPayload);
     try {
-      const msg = await this.corked(() => this.requests.request(subject, data, toNatsHeaders(options.headers), options.timeoutMs));
+      const msg = await this.flush.defer(() => this.requests.request(subject, data, toNatsHeaders(options.headers), options.timeoutMs));
       return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
     } catch (err) {
       throw toBusError(err, 'connection_failed', `request to "${subject}"`);
     }
-  }
-
-  /**
-   * Runs `send` once the current turn of the event loop is done, together with every other send
-   * of that turn. NATS.js writes to the socket once per microtask checkpoint; requests made by
-   * separate callbacks (one per incoming gRPC call) would each cost a write system call, while a
-   * batch costs one. The delay is one loop turn.
-   */
-  private corked<T>(send: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.cork.push(() => {
-        try {
-          send().then(resolve, reject);
-        } catch (err) {
-          reject(err);
-        }
-      });
-      if (this.cork.length === 1) {
-        setImmediate(() => {
-          const batch = this.cork;
-          this.cork = [];
-          for (const run of batch) run();
-        });
-      }
-    });
   }
 
   async serve(subject: string, handler: RequestHandler, options: SubscribeOptions = {}): Promise<Subscription> {
