@@ -114,6 +114,14 @@ export interface NatsBusOptions {
    */
   requestsPerTurn?: number;
   /**
+   * Send requests and JetStream publishes through the bus's own reply multiplexer
+   * (nats-requests.ts) instead of NATS.js's `request()` and `js.publish()`, which cost a request
+   * object, a timer and a captured Error each (~4% of a dispatcher's CPU per RunTool). `false`
+   * uses the library's own calls; the bus contract suite runs both ways
+   * (test/nats.contract.int.test.ts), so a NATS.js upgrade that changes their semantics shows. @default true
+   */
+  multiplexRequests?: boolean;
+  /**
    * How to authenticate to NATS; `null` connects without credentials.
    * @default from the environment (NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED[_FILE]; see nats-credentials.ts), else none
    */
@@ -148,6 +156,7 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
     asyncTraces: options.asyncTraces ?? false,
     requestsPerTurn: options.requestsPerTurn ?? DEFAULT_REQUESTS_PER_TURN,
+    multiplexRequests: options.multiplexRequests ?? true,
     onStatus: options.onStatus ?? (() => undefined),
     onError: options.onError ?? (() => undefined),
   };
@@ -190,6 +199,11 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
       if (attempt > 0) throw err;
     }
   }
+}
+
+/** NATS.js's js.publish to a subject no stream stores: "no responders" (possibly wrapped). */
+function isNoStream(err: unknown): boolean {
+  return isBusError(toBusError(err, 'publish_failed', ''), 'no_responders');
 }
 
 /** Checks a JetStream publish acknowledgement (`{"stream":…,"seq":…}` or `{"error":{…}}`). @throws BusError publish_failed */
@@ -339,7 +353,10 @@ export class NatsBus implements Bus {
     assertTimeout(options.timeoutMs);
     assertPayload(data, options.headers, this.maxPayload);
     try {
-      const msg = await this.flush.defer(() => this.requests.request(subject, data, toNatsHeaders(options.headers), options.timeoutMs));
+      const headers = toNatsHeaders(options.headers);
+      const msg = await this.flush.defer(() =>
+        this.options.multiplexRequests ? this.requests.request(subject, data, headers, options.timeoutMs) : this.nc.request(subject, data, { headers, timeout: options.timeoutMs }),
+      );
       return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
     } catch (err) {
       throw toBusError(err, 'connection_failed', `request to "${subject}"`);
@@ -395,6 +412,16 @@ export class NatsBus implements Bus {
     // shared request multiplexer (see nats-requests.ts) rather than NATS.js's JetStream client,
     // which costs a request object, a timer and an Error per event.
     const headers = toNatsHeaders({ ...options.headers, [HEADER_MSG_ID]: options.msgId });
+    if (!this.options.multiplexRequests) {
+      try {
+        await this.js.publish(subject, data, { msgID: options.msgId, headers, timeout: this.options.publishTimeoutMs });
+        return;
+      } catch (err) {
+        throw isNoStream(err)
+          ? new BusError('publish_failed', `publishEvent("${subject}"): no stream stores this subject (is ${EVENTS_STREAM} created?)`, { cause: err })
+          : toBusError(err, 'publish_failed', `publishEvent("${subject}")`);
+      }
+    }
     let reply: Msg;
     try {
       reply = await this.requests.request(subject, data, headers, this.options.publishTimeoutMs);
