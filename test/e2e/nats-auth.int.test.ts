@@ -10,7 +10,7 @@ import { adapterSubject, eventSubject, learningSubject, LearningObserved, ToolCa
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store';
-import { type NatsServerHandle, scratchDir, startNatsServer } from '@toolhub/test-harness';
+import { type NatsServerHandle, scratchDir, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { connect } from '@nats-io/transport-node';
 import { type NatsConnection, usernamePasswordAuthenticator } from '@nats-io/nats-core';
 import { rmSync } from 'node:fs';
@@ -26,14 +26,7 @@ const users: NatsServiceUser[] = [
 const as = (server: NatsServerHandle, user: string, password: string, name: string) =>
   NatsBus.connect({ servers: server.url, name, credentials: { user, password }, inboxPrefix: inboxPrefixOf(user), streamStorage: 'memory', ensureStream: !user.startsWith('adapter'), connectTimeoutMs: 5000, maxReconnectAttempts: 0 });
 
-const until = async (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000) => {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000) => waitFor(check, { timeoutMs, intervalMs: 50, message: what });
 
 /** The first "permissions violation for publish" the server reports to `nc` (its text), or '' when it closes. */
 async function publishViolation(nc: NatsConnection): Promise<string> {

@@ -1,4 +1,5 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
+import { DEFAULT_REQUESTS_PER_TURN } from '@toolhub/bus';
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
@@ -53,8 +54,8 @@ export const dispatcherConfig = defineConfig({
   },
   adapterRequestsPerTurn: {
     env: 'TOOLHUB_ADAPTER_REQUESTS_PER_TURN',
-    schema: z.coerce.number().int().min(0).max(1024).default(8),
-    description: 'Adapter requests sent per event-loop turn; more wait for the next turns, this many at a time, so adapters start on the first while the dispatcher handles the rest (0 = all at once)',
+    schema: z.coerce.number().int().min(0).max(1024).default(DEFAULT_REQUESTS_PER_TURN),
+    description: 'Adapter requests sent per event-loop turn (the NATS bus\'s requestsPerTurn); more wait for the next turns, this many at a time, so adapters start on the first while the dispatcher handles the rest (0 = all at once)',
   },
   claimGroups: {
     env: 'TOOLHUB_CLAIM_GROUPS',

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   // started before NATS waits for it instead of exiting; its outbox stays where it is meanwhile).
   const startup = new StartupProgress();
   const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', requestsPerTurn: config.adapterRequestsPerTurn, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
   let cache: Cache = new MemoryCache();
   if (config.redisUrl) {
     // Redis down is not fatal: the cache reports it (once per change) and the dispatcher serves uncached.
@@ -55,7 +55,6 @@ async function main(): Promise<void> {
       outboxDir: config.outboxDir || defaultOutboxDir(config.natsUrl),
       eventsPerMessage: config.eventsPerMessage,
       claimGroups: config.claimGroups,
-      adapterRequestsPerTurn: config.adapterRequestsPerTurn,
       providerTtlMs: config.providerTtlMs,
     },
     grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },

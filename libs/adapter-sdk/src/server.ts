@@ -26,7 +26,6 @@ import {
   assertRunIdentifiers,
   CatalogAnnouncement,
   CONTRACT_VERSION,
-  contentHash,
   HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
   registrySubject,
@@ -40,7 +39,9 @@ import { randomUUID } from 'node:crypto';
 import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
 import { RunAcks } from './run-acks';
-import { type QuarantineEntry, type ScreenedCatalog, screenCatalog, screenTool, toWireQuarantine } from './quarantine';
+import { type CatalogSnapshot, CatalogScreen } from './catalog-screen';
+import { catalogVersion } from './catalog-version';
+import { screenTool, toWireQuarantine } from './quarantine';
 import { type Redactor, redactingLogger, redactResult } from './redaction';
 import { tracerProviderRegistered } from './tracing';
 import { SDK_NAME, SDK_VERSION } from './version';
@@ -97,10 +98,7 @@ export interface AdapterService {
   close(): Promise<void>;
 }
 
-/** Hash over the tools' names and versions: equal hashes mean equal catalogs. */
-export function catalogVersion(tools: ReadonlyArray<{ name: string; version: string }>): string {
-  return contentHash(tools.map((t) => [t.name, t.version]).sort(([a], [b]) => String(a).localeCompare(String(b))));
-}
+export { catalogVersion } from './catalog-version';
 
 const silentLogger: SdkLogger = { info() {}, warn() {}, error() {} };
 /** Room left in a reply for its headers (trace context, request id, service-error headers). */
@@ -112,98 +110,302 @@ const tracer = trace.getTracer('@toolhub/adapter-sdk');
 /** Starts serving `adapter` on `bus`. @throws ToolHubError invalid_argument for a bad provider name. */
 export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options: ServeAdapterOptions = {}): Promise<AdapterService> {
   assertProviderName(adapter.provider);
-  const provider = adapter.provider;
-  const instanceId = options.instanceId ?? randomUUID();
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-  const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
-  const redactor = options.redactor ?? adapter.redactor;
-  const redactText = (text: string): string => (redactor && !redactor.empty ? redactor.redact(text) : text);
-  const log = redactor ? redactingLogger(options.logger ?? silentLogger, redactor) : (options.logger ?? silentLogger);
-  const startedUnixMs = Date.now();
-  const queue = adapterQueueGroup(provider);
-  const instanceIdBytes = new TextEncoder().encode(instanceId);
-  const idempotency = new IdempotencyCache<Uint8Array>();
-  const running = new Set<AbortController>();
+  const server = new AdapterServer(bus, adapter, options);
+  await server.start();
+  return server;
+}
+
+/** One replica of an adapter on the bus (see {@link serveAdapter}). */
+class AdapterServer implements AdapterService {
+  readonly provider: string;
+  readonly instanceId: string;
+  private readonly heartbeatIntervalMs: number;
+  private readonly defaultTimeoutMs: number;
+  private readonly drainTimeoutMs: number;
+  private readonly redactor: Redactor | undefined;
+  private readonly log: SdkLogger;
+  private readonly startedUnixMs = Date.now();
+  private readonly idempotency = new IdempotencyCache<Uint8Array>();
+  private readonly running = new Set<AbortController>();
   /** Runs by their acknowledgement subject, which a dispatcher names when it cancels one. */
-  const byCallRef = new Map<string, AbortController>();
-  const acks = new RunAcks(bus, instanceIdBytes, options.runAckDelayMs);
-  let closing = false;
-
-  const guard = (handler: (msg: BusMessage) => Promise<Uint8Array>) => async (msg: BusMessage): Promise<BusReply> => {
-    if (closing) return errorReply(ToolHubError.unavailable(`Adapter ${provider} replica ${instanceId} is shutting down; retry to reach another replica.`));
-    try {
-      return okReply(await handler(msg));
-    } catch (err) {
-      const reply = errorReply(err, redactor);
-      if (!isToolHubError(err)) log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
-      return reply;
-    }
-  };
-
-  const decode = <T>(decoder: { decode(b: Uint8Array): T }, data: Uint8Array, what: string): T => {
-    try {
-      return decoder.decode(data);
-    } catch (err) {
-      throw new ToolHubError('invalid_argument', `Malformed ${what} message: ${(err as Error).message}`, { cause: err });
-    }
-  };
-
+  private readonly byCallRef = new Map<string, AbortController>();
+  private readonly acks: RunAcks;
   // Catalog rules: a tool past a limit is quarantined, never announced; its neighbours serve.
-  const pageBytes = bus.maxPayload - BUS_HEADROOM_BYTES;
-  const maxToolBytes = pageBytes - PAGE_ENVELOPE_BYTES;
-  const quarantinedNames = new Map<string, string>();
-  const logged = new Set<string>();
-  let paged: CatalogPages | undefined;
+  private readonly pageBytes: number;
+  private readonly maxToolBytes: number;
+  private readonly catalog: CatalogScreen;
+  private readonly quarantinedNames = new Map<string, string>();
+  private readonly logged = new Set<string>();
+  private paged: CatalogPages | undefined;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+  private readonly subs: Subscription[] = [];
+  private probeSub: Subscription | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
 
-  const snapshot = async (): Promise<{ screened: ScreenedCatalog; quarantined: QuarantineEntry[] }> => {
-    const screened = screenCatalog(await adapter.catalog(), maxToolBytes);
-    const own = adapter.quarantined ? await adapter.quarantined() : [];
-    const quarantined = [...own, ...screened.quarantined];
-    return { screened, quarantined: redactor ? quarantined.map((q) => ({ ...q, reason: redactText(q.reason) })) : quarantined };
-  };
+  constructor(
+    private readonly bus: Bus,
+    private readonly adapter: AdapterDefinition,
+    private readonly options: ServeAdapterOptions,
+  ) {
+    this.provider = adapter.provider;
+    this.instanceId = options.instanceId ?? randomUUID();
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+    this.redactor = options.redactor ?? adapter.redactor;
+    this.log = this.redactor ? redactingLogger(options.logger ?? silentLogger, this.redactor) : (options.logger ?? silentLogger);
+    this.acks = new RunAcks(bus, new TextEncoder().encode(this.instanceId), options.runAckDelayMs);
+    this.pageBytes = bus.maxPayload - BUS_HEADROOM_BYTES;
+    this.maxToolBytes = this.pageBytes - PAGE_ENVELOPE_BYTES;
+    this.catalog = new CatalogScreen(adapter, this.maxToolBytes, (text) => this.redactText(text));
+    // Callers pass these around unbound (e.g. to a shutdown hook), as they could the old closure's.
+    this.announce = this.announce.bind(this);
+    this.close = this.close.bind(this);
+  }
 
-  const assertNotQuarantined = (name: string): void => {
-    const reason = quarantinedNames.get(name);
-    if (reason !== undefined) {
-      throw new ToolHubError('failed_precondition', `Tool ${provider}:${name} is quarantined: ${reason}. It is left out of the catalog until its provider fixes it; use another tool (tool_search).`);
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async start(): Promise<void> {
+    const { bus, provider, instanceId } = this;
+    const queue = adapterQueueGroup(provider);
+    this.subs.push(
+      await bus.serve(adapterSubject(provider, 'list'), this.guard((msg) => this.list(msg)), { queue }),
+      await bus.serve(adapterSubject(provider, 'info'), this.guard((msg) => this.info(msg)), { queue }),
+      // The registry pulls the pages of a paged catalog from the replica that announced it.
+      await bus.serve(adapterCatalogSubject(provider, instanceId), this.guard(async (msg) => this.page(msg))),
+      await bus.serve(adapterSubject(provider, 'run'), this.guard((msg) => context.with(ROOT_CONTEXT, () => this.handleRun(msg))), { queue }),
+      await bus.serve(adapterSubject(provider, 'health'), this.guard(async () => AdapterHealthResponse.encode(await this.health()).finish()), { queue }),
+      await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => this.heartbeat()),
+      // Cancellations go to every replica; only the one running the call has it in byCallRef.
+      await bus.subscribe(adapterCancelSubject(provider), (msg) => this.cancel(msg)),
+      // A (re)starting registry asks for every catalog; each replica answers, the registry de-duplicates.
+      await bus.subscribe(registrySubject('resync'), () => this.announce().catch((err) => this.log.warn({ err }, 'catalog re-announcement failed'))),
+    );
+    // Answered by this replica alone: dispatchers probe it to learn within a second that it is gone
+    // (NATS answers "no responders" once its connection is). Kept apart from `subs`: a stopping
+    // replica answers probes until its last run is finished, so dispatchers do not take its drain for a death.
+    // An instance id that is no subject token (custom ids may hold dots) just goes unprobed.
+    let probeSubject: string | undefined;
+    try {
+      probeSubject = replicaSubject(provider, instanceId);
+    } catch {
+      probeSubject = undefined;
     }
-  };
+    this.probeSub = probeSubject ? await bus.serve(probeSubject, () => ({ data: new Uint8Array(0), headers: {} })) : undefined;
 
-  const health = async (): Promise<AdapterHealthResponse> => {
-    const h = adapter.health ? await adapter.health().catch((e: Error) => ({ healthy: false, detail: e.message })) : { healthy: true, detail: 'ok' };
-    const snap = await snapshot().catch(() => undefined);
-    return {
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatIntervalMs);
+    this.heartbeatTimer.unref();
+    await this.heartbeat();
+    if (this.options.announceOnStart ?? true) await this.announce().catch((err) => this.log.warn({ err }, 'catalog announcement failed'));
+    this.log.info({ provider, instanceId }, 'adapter serving');
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      clearInterval(this.heartbeatTimer);
+      await this.heartbeat(); // tells dispatchers this replica is going, so they stop routing to it
+      this.acks.flush(); // the dispatchers learn now which calls this replica is draining
+      // Stop taking work first; closing a subscription waits for its in-flight handlers.
+      const unsubscribed = Promise.all(this.subs.map((s) => s.close()));
+      const deadline = Date.now() + this.drainTimeoutMs;
+      while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const c of this.running) c.abort(new Error('adapter shutting down'));
+      await unsubscribed;
+      await this.probeSub?.close();
+    })();
+    return this.closed;
+  }
+
+  /** Publishes the current catalog to the registry (call after the tool set changes). */
+  async announce(): Promise<void> {
+    const { provider, instanceId, bus } = this;
+    const { screened, quarantined, version } = await this.catalog.snapshot();
+    this.quarantinedNames.clear();
+    for (const q of quarantined) {
+      if (q.tool) this.quarantinedNames.set(q.tool, q.reason);
+      // One log line per quarantined tool or source (not again on every re-announcement).
+      const key = `${q.source}\u0000${q.tool ?? ''}\u0000${q.reason}`;
+      if (!this.logged.has(key)) {
+        this.logged.add(key);
+        this.log.warn({ provider, source: q.source, tool: q.tool, rule: q.rule, reason: q.reason }, q.tool ? 'tool quarantined' : 'source quarantined');
+      }
+    }
+    // A duplicate name's first tool serves: do not refuse it for its twin's quarantine.
+    for (const t of screened.tools) this.quarantinedNames.delete(t.name);
+    const base: CatalogAnnouncement = {
       provider,
-      healthy: h.healthy && !closing,
-      detail: closing ? 'stopping' : redactText(h.detail),
       instanceId,
+      tools: [],
+      catalogVersion: version,
+      announcedUnixMs: Date.now(),
+      quarantined: toWireQuarantine(quarantined),
+      quarantinedTotal: quarantined.length,
+      toolCount: screened.tools.length,
+    };
+    const pages = cutPages(version, screened.encoded, this.pageBytes - PAGE_ENVELOPE_BYTES);
+    base.checksum = pages.checksum;
+    base.totalBytes = pages.totalBytes;
+    if (pages.pages.length === 1 && pages.totalBytes + 64 * 1024 <= this.pageBytes) {
+      // Small catalogs travel inline, as they always did (readers older than paging understand it).
+      bus.publish(registrySubject('sync'), CatalogAnnouncement.encode({ ...base, tools: screened.tools }).finish());
+      return;
+    }
+    this.paged = pages;
+    base.pageCount = pages.pages.length;
+    bus.publish(registrySubject('catalog'), CatalogAnnouncement.encode(base).finish());
+    this.log.info({ provider, tools: pages.toolCount, pages: pages.pages.length, bytes: pages.totalBytes, catalogVersion: version }, 'paged catalog announced');
+  }
+
+  private redactText(text: string): string {
+    return this.redactor && !this.redactor.empty ? this.redactor.redact(text) : text;
+  }
+
+  private guard(handler: (msg: BusMessage) => Promise<Uint8Array>) {
+    return async (msg: BusMessage): Promise<BusReply> => {
+      if (this.closing) return errorReply(ToolHubError.unavailable(`Adapter ${this.provider} replica ${this.instanceId} is shutting down; retry to reach another replica.`));
+      try {
+        return okReply(await handler(msg));
+      } catch (err) {
+        const reply = errorReply(err, this.redactor);
+        if (!isToolHubError(err)) this.log.error({ err, subject: msg.subject }, 'adapter handler failed unexpectedly');
+        return reply;
+      }
+    };
+  }
+
+  private assertNotQuarantined(name: string): void {
+    const reason = this.quarantinedNames.get(name);
+    if (reason !== undefined) {
+      throw new ToolHubError('failed_precondition', `Tool ${this.provider}:${name} is quarantined: ${reason}. It is left out of the catalog until its provider fixes it; use another tool (tool_search).`);
+    }
+  }
+
+  private async list(msg: BusMessage): Promise<Uint8Array> {
+    const req = decode(AdapterListRequest, msg.data, 'list request');
+    const listed = await this.adapter.listTools(req.path, req.recursive);
+    if (this.quarantinedNames.size > 0) listed.tools = listed.tools.filter((t) => !this.quarantinedNames.has(t.name));
+    return AdapterListResponse.encode(listed).finish();
+  }
+
+  private async info(msg: BusMessage): Promise<Uint8Array> {
+    const req = decode(AdapterInfoRequest, msg.data, 'info request');
+    this.assertNotQuarantined(req.name);
+    const tool = await this.adapter.getToolInfo(req.name);
+    const screened = screenTool(tool, this.maxToolBytes);
+    if ('entry' in screened) {
+      throw new ToolHubError('failed_precondition', `Tool ${this.provider}:${req.name} is quarantined: ${screened.entry.reason}. Use another tool (tool_search).`);
+    }
+    return AdapterInfoResponse.encode({ tool }).finish();
+  }
+
+  private page(msg: BusMessage): Uint8Array {
+    const { paged, instanceId, provider } = this;
+    const req = decode(CatalogPageRequest, msg.data, 'catalog page request');
+    if (!paged || paged.catalogVersion !== req.catalogVersion) {
+      throw new ToolHubError('failed_precondition', `Replica ${instanceId} of ${provider} no longer has catalog ${req.catalogVersion}${paged ? ` (it now has ${paged.catalogVersion}, announced separately)` : ''}.`);
+    }
+    if (req.page >= paged.pages.length) throw ToolHubError.invalidArgument(`Catalog ${req.catalogVersion} has ${paged.pages.length} pages; page ${req.page} does not exist.`, [{ field: 'page', message: 'out of range' }]);
+    return encodePage(paged, req.page);
+  }
+
+  private cancel(msg: BusMessage): void {
+    let cancel: AdapterRunCancel;
+    try {
+      cancel = AdapterRunCancel.decode(msg.data);
+    } catch {
+      return;
+    }
+    const controller = this.byCallRef.get(cancel.callRef);
+    if (!controller) return;
+    this.byCallRef.delete(cancel.callRef);
+    controller.abort(new Error(cancel.reason || 'cancelled by the caller'));
+  }
+
+  private async health(): Promise<AdapterHealthResponse> {
+    const { adapter, closing } = this;
+    const h = adapter.health ? await adapter.health().catch((e: Error) => ({ healthy: false, detail: e.message })) : { healthy: true, detail: 'ok' };
+    // Cached per catalog version: a heartbeat does not screen the catalog again.
+    const snap: CatalogSnapshot | undefined = await this.catalog.snapshot().catch(() => undefined);
+    return {
+      provider: this.provider,
+      healthy: h.healthy && !closing,
+      detail: closing ? 'stopping' : this.redactText(h.detail),
+      instanceId: this.instanceId,
       toolCount: snap?.screened.tools.length ?? 0,
-      startedUnixMs,
-      catalogVersion: catalogVersion(snap?.screened.tools ?? []),
+      startedUnixMs: this.startedUnixMs,
+      catalogVersion: snap?.version ?? catalogVersion([]),
       quarantinedCount: snap?.quarantined.length ?? 0,
-      contractVersion: options.contractVersion ?? CONTRACT_VERSION,
+      contractVersion: this.options.contractVersion ?? CONTRACT_VERSION,
       sdkVersion: `${SDK_NAME}@${SDK_VERSION}`,
     };
-  };
+  }
 
-  const heartbeat = async (): Promise<void> => {
+  private async heartbeat(): Promise<void> {
     try {
-      bus.publish(ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse.encode(await health()).finish());
+      this.bus.publish(ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse.encode(await this.health()).finish());
     } catch (err) {
-      log.warn({ err }, 'heartbeat publish failed');
+      this.log.warn({ err }, 'heartbeat publish failed');
     }
-  };
+  }
 
-  const runOnce = async (msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> => {
+  private async handleRun(msg: BusMessage): Promise<Uint8Array> {
+    const ack = msg.headers[HEADER_ACK_SUBJECT];
+    if (!ack) return this.handleRunAcked(msg);
+    this.acks.arrived(ack);
+    try {
+      return await this.handleRunAcked(msg);
+    } finally {
+      this.acks.answered(ack);
+    }
+  }
+
+  private async handleRunAcked(msg: BusMessage): Promise<Uint8Array> {
+    const { provider } = this;
+    const req = decode(AdapterRunRequest, msg.data, 'run request');
+    // Nothing would record a span here: run without one (the trace headers stay in `msg`).
+    if (!tracerProviderRegistered()) return this.runChecked(msg, req);
+    const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
+    return tracer.startActiveSpan(
+      `adapter.run ${provider}:${req.name}`,
+      { kind: SpanKind.SERVER, attributes: { 'toolhub.provider': provider, 'toolhub.tool': req.name, 'toolhub.instance': this.instanceId } },
+      parent,
+      async (span) => {
+        try {
+          return await this.runChecked(msg, req);
+        } catch (err) {
+          // Traces leave the process too: the same redaction as the reply.
+          const message = this.redactText((err as Error).message ?? String(err));
+          span.recordException({ name: (err as Error).name ?? 'Error', message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private runChecked(msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> {
+    const exec = () => this.runOnce(msg, req);
+    // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
+    assertRunIdentifiers(req);
+    return req.idempotencyKey ? this.idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec();
+  }
+
+  private async runOnce(msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> {
+    const { provider, bus, redactor } = this;
     const headerDeadline = Number(msg.headers[HEADER_DEADLINE] ?? 0);
-    const deadline = req.deadlineUnixMs || headerDeadline || Date.now() + defaultTimeoutMs;
+    const deadline = req.deadlineUnixMs || headerDeadline || Date.now() + this.defaultTimeoutMs;
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw ToolHubError.timeout(`The deadline of ${req.name} passed before the adapter could start it; give the call more time (timeout_ms).`);
     const controller = new AbortController();
-    running.add(controller);
+    this.running.add(controller);
     const callRef = msg.headers[HEADER_ACK_SUBJECT];
-    if (callRef) byCallRef.set(callRef, controller);
+    if (callRef) this.byCallRef.set(callRef, controller);
     let timer: NodeJS.Timeout | undefined;
     const ctx: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
     try {
@@ -219,8 +421,8 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
         controller.signal.addEventListener('abort', () => reject(ToolHubError.unavailable(`Run of ${provider}:${req.name} cancelled: ${String((controller.signal.reason as Error)?.message ?? controller.signal.reason)}.`)), { once: true }),
       );
       cancelled.catch(() => undefined);
-      assertNotQuarantined(req.name);
-      const raw: ToolResult = await Promise.race([adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
+      this.assertNotQuarantined(req.name);
+      const raw: ToolResult = await Promise.race([this.adapter.runTool(req.name, req.arguments ?? {}, ctx), expired, cancelled]);
       const result = redactor ? redactResult(raw, redactor) : raw;
       const encoded = AdapterRunResponse.encode({
         status: result.isError ? RunStatus.RUN_STATUS_TOOL_ERROR : RunStatus.RUN_STATUS_OK,
@@ -240,192 +442,16 @@ export async function serveAdapter(bus: Bus, adapter: AdapterDefinition, options
       }).finish();
     } finally {
       clearTimeout(timer);
-      running.delete(controller);
-      if (callRef && byCallRef.get(callRef) === controller) byCallRef.delete(callRef);
+      this.running.delete(controller);
+      if (callRef && this.byCallRef.get(callRef) === controller) this.byCallRef.delete(callRef);
     }
-  };
-
-  const handleRun = async (msg: BusMessage): Promise<Uint8Array> => {
-    const ack = msg.headers[HEADER_ACK_SUBJECT];
-    if (!ack) return handleRunAcked(msg);
-    acks.arrived(ack);
-    try {
-      return await handleRunAcked(msg);
-    } finally {
-      acks.answered(ack);
-    }
-  };
-
-  const runChecked = (msg: BusMessage, req: AdapterRunRequest): Promise<Uint8Array> => {
-    const exec = () => runOnce(msg, req);
-    // Keys are remembered (up to 10,000 of them): a huge one would be a memory sink.
-    assertRunIdentifiers(req);
-    return req.idempotencyKey ? idempotency.run(`${req.name}\u0000${req.idempotencyKey}`, exec) : exec();
-  };
-
-  const handleRunAcked = async (msg: BusMessage): Promise<Uint8Array> => {
-    const req = decode(AdapterRunRequest, msg.data, 'run request');
-    // Nothing would record a span here: run without one (the trace headers stay in `msg`).
-    if (!tracerProviderRegistered()) return runChecked(msg, req);
-    const parent = propagation.extract(ROOT_CONTEXT, msg.headers);
-    return tracer.startActiveSpan(
-      `adapter.run ${provider}:${req.name}`,
-      { kind: SpanKind.SERVER, attributes: { 'toolhub.provider': provider, 'toolhub.tool': req.name, 'toolhub.instance': instanceId } },
-      parent,
-      async (span) => {
-        try {
-          return await runChecked(msg, req);
-        } catch (err) {
-          // Traces leave the process too: the same redaction as the reply.
-          const message = redactText((err as Error).message ?? String(err));
-          span.recordException({ name: (err as Error).name ?? 'Error', message });
-          span.setStatus({ code: SpanStatusCode.ERROR, message });
-          throw err;
-        } finally {
-          span.end();
-        }
-      },
-    );
-  };
-
-  const announce = async (): Promise<void> => {
-    const { screened, quarantined } = await snapshot();
-    quarantinedNames.clear();
-    for (const q of quarantined) {
-      if (q.tool) quarantinedNames.set(q.tool, q.reason);
-      // One log line per quarantined tool or source (not again on every re-announcement).
-      const key = `${q.source}\u0000${q.tool ?? ''}\u0000${q.reason}`;
-      if (!logged.has(key)) {
-        logged.add(key);
-        log.warn({ provider, source: q.source, tool: q.tool, rule: q.rule, reason: q.reason }, q.tool ? 'tool quarantined' : 'source quarantined');
-      }
-    }
-    // A duplicate name's first tool serves: do not refuse it for its twin's quarantine.
-    for (const t of screened.tools) quarantinedNames.delete(t.name);
-    const version = catalogVersion(screened.tools);
-    const base: CatalogAnnouncement = {
-      provider,
-      instanceId,
-      tools: [],
-      catalogVersion: version,
-      announcedUnixMs: Date.now(),
-      quarantined: toWireQuarantine(quarantined),
-      quarantinedTotal: quarantined.length,
-      toolCount: screened.tools.length,
-    };
-    const pages = cutPages(version, screened.encoded, pageBytes - PAGE_ENVELOPE_BYTES);
-    base.checksum = pages.checksum;
-    base.totalBytes = pages.totalBytes;
-    if (pages.pages.length === 1 && pages.totalBytes + 64 * 1024 <= pageBytes) {
-      // Small catalogs travel inline, as they always did (readers older than paging understand it).
-      bus.publish(registrySubject('sync'), CatalogAnnouncement.encode({ ...base, tools: screened.tools }).finish());
-      return;
-    }
-    paged = pages;
-    base.pageCount = pages.pages.length;
-    bus.publish(registrySubject('catalog'), CatalogAnnouncement.encode(base).finish());
-    log.info({ provider, tools: pages.toolCount, pages: pages.pages.length, bytes: pages.totalBytes, catalogVersion: version }, 'paged catalog announced');
-  };
-
-  // An instance id that is no subject token (custom ids may hold dots) just goes unprobed.
-  let probeSubject: string | undefined;
-  try {
-    probeSubject = replicaSubject(provider, instanceId);
-  } catch {
-    probeSubject = undefined;
   }
-  const subs: Subscription[] = [];
-  subs.push(
-    await bus.serve(
-      adapterSubject(provider, 'list'),
-      guard(async (msg) => {
-        const req = decode(AdapterListRequest, msg.data, 'list request');
-        const listed = await adapter.listTools(req.path, req.recursive);
-        if (quarantinedNames.size > 0) listed.tools = listed.tools.filter((t) => !quarantinedNames.has(t.name));
-        return AdapterListResponse.encode(listed).finish();
-      }),
-      { queue },
-    ),
-    await bus.serve(
-      adapterSubject(provider, 'info'),
-      guard(async (msg) => {
-        const req = decode(AdapterInfoRequest, msg.data, 'info request');
-        assertNotQuarantined(req.name);
-        const tool = await adapter.getToolInfo(req.name);
-        const screened = screenTool(tool, maxToolBytes);
-        if ('entry' in screened) {
-          throw new ToolHubError('failed_precondition', `Tool ${provider}:${req.name} is quarantined: ${screened.entry.reason}. Use another tool (tool_search).`);
-        }
-        return AdapterInfoResponse.encode({ tool }).finish();
-      }),
-      { queue },
-    ),
-    // The registry pulls the pages of a paged catalog from the replica that announced it.
-    await bus.serve(
-      adapterCatalogSubject(provider, instanceId),
-      guard(async (msg) => {
-        const req = decode(CatalogPageRequest, msg.data, 'catalog page request');
-        if (!paged || paged.catalogVersion !== req.catalogVersion) {
-          throw new ToolHubError('failed_precondition', `Replica ${instanceId} of ${provider} no longer has catalog ${req.catalogVersion}${paged ? ` (it now has ${paged.catalogVersion}, announced separately)` : ''}.`);
-        }
-        if (req.page >= paged.pages.length) throw ToolHubError.invalidArgument(`Catalog ${req.catalogVersion} has ${paged.pages.length} pages; page ${req.page} does not exist.`, [{ field: 'page', message: 'out of range' }]);
-        return encodePage(paged, req.page);
-      }),
-    ),
-    await bus.serve(adapterSubject(provider, 'run'), guard((msg) => context.with(ROOT_CONTEXT, () => handleRun(msg))), { queue }),
-    await bus.serve(adapterSubject(provider, 'health'), guard(async () => AdapterHealthResponse.encode(await health()).finish()), { queue }),
-    await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => heartbeat()),
-    // Cancellations go to every replica; only the one running the call has it in byCallRef.
-    await bus.subscribe(adapterCancelSubject(provider), (msg) => {
-      let cancel: AdapterRunCancel;
-      try {
-        cancel = AdapterRunCancel.decode(msg.data);
-      } catch {
-        return;
-      }
-      const controller = byCallRef.get(cancel.callRef);
-      if (!controller) return;
-      byCallRef.delete(cancel.callRef);
-      controller.abort(new Error(cancel.reason || 'cancelled by the caller'));
-    }),
-    // A (re)starting registry asks for every catalog; each replica answers, the registry de-duplicates.
-    await bus.subscribe(registrySubject('resync'), () => announce().catch((err) => log.warn({ err }, 'catalog re-announcement failed'))),
-  );
+}
 
-  // Answered by this replica alone: dispatchers probe it to learn within a second that it is gone
-  // (NATS answers "no responders" once its connection is). Kept apart from `subs`: a stopping replica answers probes until its last run is finished, so
-  // dispatchers do not take its drain for a death.
-  const probeSub = probeSubject ? await bus.serve(probeSubject, () => ({ data: new Uint8Array(0), headers: {} })) : undefined;
-
-  const heartbeatTimer = setInterval(() => void heartbeat(), heartbeatIntervalMs);
-  heartbeatTimer.unref();
-  await heartbeat();
-  if (options.announceOnStart ?? true) await announce().catch((err) => log.warn({ err }, 'catalog announcement failed'));
-  log.info({ provider, instanceId }, 'adapter serving');
-
-  let closed: Promise<void> | undefined;
-  return {
-    provider,
-    instanceId,
-    get inFlight() {
-      return running.size;
-    },
-    announce,
-    close() {
-      closed ??= (async () => {
-        closing = true;
-        clearInterval(heartbeatTimer);
-        await heartbeat(); // tells dispatchers this replica is going, so they stop routing to it
-        acks.flush(); // the dispatchers learn now which calls this replica is draining
-        // Stop taking work first; closing a subscription waits for its in-flight handlers.
-        const unsubscribed = Promise.all(subs.map((s) => s.close()));
-        const deadline = Date.now() + drainTimeoutMs;
-        while (running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        for (const c of running) c.abort(new Error('adapter shutting down'));
-        await unsubscribed;
-        await probeSub?.close();
-      })();
-      return closed;
-    },
-  };
+function decode<T>(decoder: { decode(b: Uint8Array): T }, data: Uint8Array, what: string): T {
+  try {
+    return decoder.decode(data);
+  } catch (err) {
+    throw new ToolHubError('invalid_argument', `Malformed ${what} message: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 
 import { AgentKitError, AgentToolkit, SearchMemory, ToolHubAgentClient } from '../src';
 import { type FakeServer, okRun, startFakeServer } from './support/fake-server';
+import { waitFor } from '@toolhub/test-harness';
 
 const hit = (provider: string, name: string, matchedOn = '') => ({ id: `${provider}:${name}`, provider, name, path: 'time', summary: `${name} does things.`, score: 1, queryIndexes: [0], matchedOn });
 
@@ -193,10 +194,5 @@ describe('a registry learns from the agent path', () => {
 });
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(check, { timeoutMs, message: what });
 }

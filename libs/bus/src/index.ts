@@ -22,7 +22,7 @@ export type {
 export { BusError, type BusErrorCode, isBusError } from './errors';
 export type { HandlerErrorCallback, HandlerErrorContext } from './handler-error';
 export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
-export { NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
+export { DEFAULT_REQUESTS_PER_TURN, NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
 export { type ConnectRetryOptions, connectNatsBusWithRetry } from './nats-connect-retry';
 export { inboxPrefixOf, natsAuthorizationConfig, natsPermissions, type NatsServiceRole, type NatsServiceUser } from './nats-permissions';
 export { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';

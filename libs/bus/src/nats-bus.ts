@@ -34,6 +34,7 @@ import { BusError, isBusError } from './errors';
 import { type HandlerErrorCallback } from './handler-error';
 import { NatsEventConsumer } from './nats-consumer';
 import { NatsRequests } from './nats-requests';
+import { RequestFlush } from './request-flush';
 import { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';
 import { fromNatsHeaders, toBusError, toNatsHeaders } from './nats-util';
 import { assertPattern, assertPublishSubject } from './subject';
@@ -58,6 +59,9 @@ export interface NatsBusStatus {
   /** The error, for `error` events. */
   readonly error?: Error;
 }
+
+/** Requests per event-loop turn (see request-flush.ts); 8 measured best at concurrency 64 (bench/dispatcher). */
+export const DEFAULT_REQUESTS_PER_TURN = 8;
 
 /** Options of {@link NatsBus.connect}. */
 export interface NatsBusOptions {
@@ -104,6 +108,20 @@ export interface NatsBusOptions {
    */
   asyncTraces?: boolean;
   /**
+   * Requests sent per event-loop turn (see request-flush.ts): those of a turn leave together at its
+   * end, at most this many; the rest go this many at a time in the turns after. 0 = all of a turn
+   * in one write. The one place socket batching is tuned. @default 8
+   */
+  requestsPerTurn?: number;
+  /**
+   * Send requests and JetStream publishes through the bus's own reply multiplexer
+   * (nats-requests.ts) instead of NATS.js's `request()` and `js.publish()`, which cost a request
+   * object, a timer and a captured Error each (~4% of a dispatcher's CPU per RunTool). `false`
+   * uses the library's own calls; the bus contract suite runs both ways
+   * (test/nats.contract.int.test.ts), so a NATS.js upgrade that changes their semantics shows. @default true
+   */
+  multiplexRequests?: boolean;
+  /**
    * How to authenticate to NATS; `null` connects without credentials.
    * @default from the environment (NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED[_FILE]; see nats-credentials.ts), else none
    */
@@ -137,6 +155,8 @@ function withDefaults(options: NatsBusOptions): Required<NatsBusOptions> {
     publishTimeoutMs: options.publishTimeoutMs ?? 5000,
     redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
     asyncTraces: options.asyncTraces ?? false,
+    requestsPerTurn: options.requestsPerTurn ?? DEFAULT_REQUESTS_PER_TURN,
+    multiplexRequests: options.multiplexRequests ?? true,
     onStatus: options.onStatus ?? (() => undefined),
     onError: options.onError ?? (() => undefined),
   };
@@ -179,6 +199,11 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
       if (attempt > 0) throw err;
     }
   }
+}
+
+/** NATS.js's js.publish to a subject no stream stores: "no responders" (possibly wrapped). */
+function isNoStream(err: unknown): boolean {
+  return isBusError(toBusError(err, 'publish_failed', ''), 'no_responders');
 }
 
 /** Checks a JetStream publish acknowledgement (`{"stream":…,"seq":…}` or `{"error":{…}}`). @throws BusError publish_failed */
@@ -253,7 +278,7 @@ export class NatsBus implements Bus {
   private readonly consumers = new Set<NatsEventConsumer>();
   private closed = false;
   private closing: Promise<void> | undefined;
-  private cork: Array<() => void> = [];
+  private readonly flush: RequestFlush;
   private state: BusConnection;
   private readonly requests: NatsRequests;
 
@@ -265,6 +290,7 @@ export class NatsBus implements Bus {
   ) {
     this.state = { connected: true, detail: `connected to ${nc.getServer()}`, sinceUnixMs: Date.now() };
     this.requests = new NatsRequests(nc, options.inboxPrefix);
+    this.flush = new RequestFlush(options.requestsPerTurn);
     this.watchStatus()
       .catch(() => undefined) // ends with the connection; never unhandled
       .finally(() => this.requests.close());
@@ -281,6 +307,9 @@ export class NatsBus implements Bus {
    */
   static async connect(options: NatsBusOptions = {}): Promise<NatsBus> {
     const opts = withDefaults(options);
+    if (!Number.isInteger(opts.requestsPerTurn) || opts.requestsPerTurn < 0) {
+      throw new BusError('invalid_argument', `requestsPerTurn must be a whole number ≥ 0, got ${JSON.stringify(opts.requestsPerTurn)}`);
+    }
     let nc: NatsConnection;
     try {
       nc = await connect({
@@ -324,36 +353,14 @@ export class NatsBus implements Bus {
     assertTimeout(options.timeoutMs);
     assertPayload(data, options.headers, this.maxPayload);
     try {
-      const msg = await this.corked(() => this.requests.request(subject, data, toNatsHeaders(options.headers), options.timeoutMs));
+      const headers = toNatsHeaders(options.headers);
+      const msg = await this.flush.defer(() =>
+        this.options.multiplexRequests ? this.requests.request(subject, data, headers, options.timeoutMs) : this.nc.request(subject, data, { headers, timeout: options.timeoutMs }),
+      );
       return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
     } catch (err) {
       throw toBusError(err, 'connection_failed', `request to "${subject}"`);
     }
-  }
-
-  /**
-   * Runs `send` once the current turn of the event loop is done, together with every other send
-   * of that turn. NATS.js writes to the socket once per microtask checkpoint; requests made by
-   * separate callbacks (one per incoming gRPC call) would each cost a write system call, while a
-   * batch costs one. The delay is one loop turn.
-   */
-  private corked<T>(send: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.cork.push(() => {
-        try {
-          send().then(resolve, reject);
-        } catch (err) {
-          reject(err);
-        }
-      });
-      if (this.cork.length === 1) {
-        setImmediate(() => {
-          const batch = this.cork;
-          this.cork = [];
-          for (const run of batch) run();
-        });
-      }
-    });
   }
 
   async serve(subject: string, handler: RequestHandler, options: SubscribeOptions = {}): Promise<Subscription> {
@@ -405,6 +412,16 @@ export class NatsBus implements Bus {
     // shared request multiplexer (see nats-requests.ts) rather than NATS.js's JetStream client,
     // which costs a request object, a timer and an Error per event.
     const headers = toNatsHeaders({ ...options.headers, [HEADER_MSG_ID]: options.msgId });
+    if (!this.options.multiplexRequests) {
+      try {
+        await this.js.publish(subject, data, { msgID: options.msgId, headers, timeout: this.options.publishTimeoutMs });
+        return;
+      } catch (err) {
+        throw isNoStream(err)
+          ? new BusError('publish_failed', `publishEvent("${subject}"): no stream stores this subject (is ${EVENTS_STREAM} created?)`, { cause: err })
+          : toBusError(err, 'publish_failed', `publishEvent("${subject}")`);
+      }
+    }
     let reply: Msg;
     try {
       reply = await this.requests.request(subject, data, headers, this.options.publishTimeoutMs);

@@ -52,6 +52,23 @@ describe('NatsBus on a real nats-server', () => {
     }
   });
 
+  it('answers every request of a burst, in slices of requestsPerTurn per event-loop turn (0 = all in one write)', async () => {
+    for (const requestsPerTurn of [2, 0]) {
+      const bus = await NatsBus.connect({ servers: server.url, requestsPerTurn });
+      try {
+        const subject = `toolhub.v1.natsonly.${uniqueToken()}.echo`;
+        const sub = await bus.serve(subject, async (msg) => ({ data: msg.data, headers: {} }));
+        const texts = Array.from({ length: 24 }, (_, i) => `call-${i}`);
+        const replies = await Promise.all(texts.map((t) => bus.request(subject, bytes(t), { timeoutMs: 10_000 })));
+        expect(replies.map((r) => text(r.data))).toEqual(texts);
+        await sub.close();
+      } finally {
+        await bus.close();
+      }
+    }
+    await expect(NatsBus.connect({ servers: server.url, requestsPerTurn: -1 })).rejects.toThrow(/requestsPerTurn must be a whole number/);
+  });
+
   it('maxPayload is the limit the server announces', async () => {
     const dir = scratchDir('nats-small');
     const config = join(dir, 'small.conf');

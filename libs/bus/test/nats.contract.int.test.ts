@@ -19,3 +19,11 @@ busContractSuite('NatsBus', async () => {
   const bus = await NatsBus.connect(options());
   return { bus, peer: () => NatsBus.connect(options()), cleanup: () => bus.close() };
 });
+
+// The same contract with NATS.js's own request() and js.publish(): the bus's multiplexer must keep
+// the library's semantics (headers, no responders, timeouts, de-duplication), upgrade after upgrade.
+busContractSuite('NatsBus (NATS.js request and js.publish)', async () => {
+  const own = (): NatsBusOptions => ({ ...options(), multiplexRequests: false });
+  const bus = await NatsBus.connect(own());
+  return { bus, peer: () => NatsBus.connect(own()), cleanup: () => bus.close() };
+});

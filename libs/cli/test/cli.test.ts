@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import { type CliResult, cliRunner } from './support/run-cli';
 import { startTestHub, type TestHub } from './support/toolhub';
+import { waitFor } from '@toolhub/test-harness';
 
 jest.setTimeout(20_000);
 
@@ -38,12 +39,7 @@ async function closedPort(): Promise<number> {
 }
 
 async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(check, { timeoutMs, intervalMs: 25, message: what });
 }
 
 describe('toolhub providers', () => {

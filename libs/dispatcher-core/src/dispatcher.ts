@@ -37,7 +37,6 @@ import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } 
 import { ProviderDirectory } from './providers';
 import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
-import { RequestPacer } from './request-pacer';
 import { RunPipeline } from './run-pipeline';
 import { type ArgumentsValidator, defaultValidator } from './validator';
 
@@ -113,8 +112,6 @@ export class Dispatcher {
       catalog: this.catalog,
       admission: this.admission,
       limiter: new CallerLimiter(options.maxConcurrentPerCaller),
-      // Adapter requests per event-loop turn (`adapterRequestsPerTurn`).
-      pacer: new RequestPacer(options.adapterRequestsPerTurn),
       inflight,
       callEvents: this.callEvents,
       validator: this.validator,

@@ -50,13 +50,6 @@ export interface DispatcherOptions {
    */
   claimGroups?: boolean;
   /**
-   * Adapter requests sent per event-loop turn; more wait for the next turns, this many at a time
-   * (`RequestPacer`). One read of the gRPC edge can hold dozens of calls: sent in slices, the
-   * adapter starts on the first while the dispatcher handles the rest. 0 = all at once (one
-   * process, where nothing runs beside the dispatcher). @default 0
-   */
-  adapterRequestsPerTurn?: number;
-  /**
    * How often the replicas holding in-flight runs are asked whether they are still there. A
    * replica whose NATS connection is gone answers "no responders" at once, so its runs fail within
    * about this long (not after the heartbeat TTL). 0 turns probing off. @default 500
@@ -103,7 +96,6 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     outboxDir: options.outboxDir ?? '',
     eventsPerMessage: options.eventsPerMessage ?? DEFAULT_EVENTS_PER_MESSAGE,
     claimGroups: options.claimGroups ?? false,
-    adapterRequestsPerTurn: options.adapterRequestsPerTurn ?? 0,
     replicaProbeMs: options.replicaProbeMs ?? 500,
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 50,

@@ -39,7 +39,6 @@ import type { CatalogService } from './catalog';
 import type { InflightTracker } from './inflight';
 import type { CallerLimiter } from './limits';
 import type { ResolvedDispatcherOptions } from './options';
-import type { RequestPacer } from './request-pacer';
 import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
 import { type ArgumentsValidator, mapArgumentsByName } from './validator';
 
@@ -50,7 +49,6 @@ export interface RunPipelineDeps {
   catalog: CatalogService;
   admission: AdmissionGate;
   limiter: CallerLimiter;
-  pacer: RequestPacer;
   inflight: InflightTracker;
   callEvents: CallEventPublisher;
   validator: ArgumentsValidator | undefined;
@@ -254,8 +252,6 @@ export class RunPipeline {
   }
 
   private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
-    const paced = this.deps.pacer.turn();
-    if (paced) await paced;
     const tracked = this.deps.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
     // server or HTTP API), and stop waiting for its answer.

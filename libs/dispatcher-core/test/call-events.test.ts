@@ -1,9 +1,9 @@
 /** tool.called events: published in batches after the call, retried until stored, never in the call's way. */
 import { type Bus, InProcessBus } from '@toolhub/bus';
 import { decodeToolCalledMessage, type ToolCalled } from '@toolhub/contracts';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CallEventPublisher } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 const event = (n: number, provider = 'local'): ToolCalled => ({
   eventId: `e${n}`,
@@ -65,8 +65,7 @@ function heldBus(options: { storeFirst?: boolean } = {}): { bus: Bus; attempts: 
 
 /** Waits until `done()` holds (polling), so the tests do not depend on how fast a busy machine runs timers. */
 async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done() && Date.now() < deadline) await sleep(5);
+  await waitFor(done, { timeoutMs, intervalMs: 5 });
 }
 
 describe('CallEventPublisher', () => {

@@ -4,6 +4,7 @@ import { type Bus, InProcessBus } from '@toolhub/bus';
 import { adapterSubject, registrySubject, RunStatus, type ToolInfo } from '@toolhub/contracts';
 
 import { type ArgumentsValidator, Dispatcher } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 const objectSchema = { type: 'object', properties: { text: { type: 'string' } } };
 const tools: ToolDefinition<never>[] = [
@@ -56,8 +57,7 @@ describe('a dispatcher meeting a burst right after its start', () => {
     };
     const dispatcher = await Dispatcher.create(bus, { warmCoreTools: false }, { validator });
     try {
-      const until = Date.now() + 10_000;
-      while (!dispatcher.providers.has('local') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await waitFor(() => dispatcher.providers.has('local'), { timeoutMs: 10_000, intervalMs: 10, message: 'provider local to be seen' });
       expect(await dispatcher.warmCoreTools()).toBe(1);
       expect(seen).toEqual(['warm-up', 'prepare local:core_echo']);
     } finally {

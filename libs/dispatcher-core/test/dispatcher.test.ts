@@ -215,20 +215,3 @@ async function healthClientCtor(): Promise<{ HealthClient: new (address: string,
   const { service } = await import('grpc-health-check');
   return { HealthClient: grpc.makeGenericClientConstructor(service as never, 'grpc.health.v1.Health') as never };
 }
-
-describe('dispatcher with adapter requests paced (adapterRequestsPerTurn)', () => {
-  let stack: LocalStack;
-
-  beforeAll(async () => {
-    stack = await startLocalStack(tools, { adapterRequestsPerTurn: 2 });
-  });
-
-  afterAll(() => stack.close());
-
-  it('runs a burst of calls to completion, each with its own answer', async () => {
-    const texts = Array.from({ length: 24 }, (_, i) => `call-${i}`);
-    const results = await Promise.all(texts.map((text) => stack.client.runTool({ provider: 'local', name: 'echo_text', arguments: { text } })));
-    expect(results.map((r) => r.status)).toEqual(texts.map(() => RunStatus.RUN_STATUS_OK));
-    expect(results.map((r) => r.content[0]?.text)).toEqual(texts);
-  });
-});

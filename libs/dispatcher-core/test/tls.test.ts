@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolhub-tls-'));
 const f = (name: string) => join(dir, name);
@@ -138,21 +139,14 @@ describe('TLS certificate rotation', () => {
     renameSync(`${live}.key.tmp`, `${live}.key`);
     renameSync(`${live}.pem.tmp`, `${live}.pem`);
     // Wait for the reload by outcome, not by a sleep: the new CA's clients get through once it happened.
-    const until = Date.now() + 30_000;
-    let last: 'ok' | number = -1;
-    while (Date.now() < until && (last = await attempt(f('ca2.pem'))) !== 'ok') await new Promise((r) => setTimeout(r, 100));
-    expect(last).toBe('ok');
+    await waitFor(async () => (await attempt(f('ca2.pem'))) === 'ok', { timeoutMs: 30_000, intervalMs: 100, message: 'a client of the new CA to get through' });
     expect(await attempt(f('ca.pem'))).toBe(status.UNAVAILABLE);
   });
 
   /** Waits (by outcome, up to 30 s) until `check` holds. */
   async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
-    const end = Date.now() + 30_000;
-    while (Date.now() < end) {
-      if (await check()) return true;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return false;
+    await waitFor(check, { timeoutMs: 30_000, intervalMs: 50 });
+    return true;
   }
 
   it('keeps serving the certificate in force while a rotation is half done or a file is missing, and takes the set once it fits', async () => {

@@ -10,6 +10,7 @@ import type { RunContext, ToolResult } from '@toolhub/adapter-sdk';
 import type { ToolHubError } from '@toolhub/contracts';
 
 import { LocalToolsError, ToolWorkerPool, type ToolWorkerPoolStats } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 const SPIN = join(__dirname, 'fixtures', 'spin-worker.js');
 const BROKEN = join(__dirname, 'fixtures', 'broken-worker.js');
@@ -23,7 +24,7 @@ function ctx(timeoutMs: number, signal = new AbortController().signal): RunConte
 /** Waits (polling, bounded only by the test's timeout) until the pool's counters match `expected`. */
 async function until(pool: ToolWorkerPool, expected: Partial<ToolWorkerPoolStats>): Promise<void> {
   const matches = (): boolean => Object.entries(expected).every(([k, v]) => pool.stats()[k as keyof ToolWorkerPoolStats] === v);
-  while (!matches()) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(matches, { timeoutMs: 20_000, intervalMs: 5, message: `pool stats ${JSON.stringify(expected)} (now ${JSON.stringify(pool.stats())})` });
 }
 
 /** A call whose outcome can be checked while it is still running. */

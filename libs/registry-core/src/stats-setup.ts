@@ -4,9 +4,8 @@ import { zDuration } from '@toolhub/config';
 /**
  * The store's `statsFlushMs` the apps use: counted calls' statistics are written every 60 s, each
  * tool's document once for all batches of that minute instead of once per batch. The per-tool
- * writes are most of the statistics' cost, so fewer of them is most of the saving: at 500 calls/s
- * over 500 tools, a registry on FerretDB spent 269–291 µs of CPU per event (registry + database)
- * with 10 s and 118–119 with 60 s (bench/registry README). Reads through the same store are exact;
+ * writes are most of the statistics' cost, so fewer of them is most of the saving (10 s against
+ * 60 s measured in bench/registry README, "trickle"). Reads through the same store are exact;
  * statistics read through another registry replica lag calls by up to this long.
  */
 export const DEFAULT_STATS_FLUSH_MS = 60_000;

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Registry, type RunningAdminServer, startAdminServer } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 type Raw = Record<string, (...a: unknown[]) => void> & { close(): void };
 interface Failure {
@@ -227,12 +228,8 @@ describe('auth on the agent and admin APIs', () => {
     const agentTools = async () => ((await invoke(agentApi, 'listTools', rpcReq.list, agentKey))['tools'] as Array<{ name: string }>).map((t) => t.name).sort();
     /** Polls the agent's tool list until `want` (the reload interval is 50 ms; the deadline is for a busy machine). */
     async function until(want: string[]): Promise<string[]> {
-      const end = Date.now() + 20_000;
-      let names = await agentTools();
-      while (JSON.stringify(names) !== JSON.stringify(want) && Date.now() < end) {
-        await new Promise((r) => setTimeout(r, 50));
-        names = await agentTools();
-      }
+      let names: string[] = [];
+      await waitFor(async () => JSON.stringify((names = await agentTools())) === JSON.stringify(want), { timeoutMs: 20_000, intervalMs: 50, message: `the agent to see ${want.join(', ')}` });
       return names;
     }
 

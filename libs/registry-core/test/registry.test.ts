@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import { connectClient, type TestClient } from '../../dispatcher-core/test/support/grpc-client';
 import { Registry, type RunningAdminServer, startAdminServer } from '../src';
+import { waitFor } from '@toolhub/test-harness';
 
 type Admin = Record<string, (req: unknown) => Promise<Record<string, unknown>>>;
 
@@ -34,14 +35,7 @@ function adminClient(address: string): { call: Admin; close(): void } {
   return { call, close: () => raw.close() };
 }
 
-const eventually = async (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 5000) => {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
+const eventually = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 5000) => waitFor(check, { timeoutMs, intervalMs: 20, message: what });
 
 const greet = (description: string): ToolInfo => ({
   id: 'custom:greet',

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { StatsIngestion } from '../src/stats-ingestion';
+import { waitFor } from '@toolhub/test-harness';
 
 const call = (id: string, at = Date.now()): ToolCalled => ({
   eventId: id,
@@ -24,11 +25,7 @@ const call = (id: string, at = Date.now()): ToolCalled => ({
 });
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(check, { timeoutMs: 6000, intervalMs: 20, message: what });
 }
 
 /** A store whose statistics writes fail while `down` is set (the database unreachable). */

@@ -5,8 +5,8 @@ import { storeContractSuite } from '../src/testing';
 import { mongoUrl } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
 
-// MONGO_URL (e.g. from `eval "$(bash scripts/services.sh up)"`: FerretDB 1.24 on SQLite), else a
-// private FerretDB started by the harness. Every test gets its own database, dropped afterwards.
+// MONGO_URL (e.g. from `eval "$(bash scripts/services.sh up)"`: FerretDB 1.24 on PostgreSQL, or on
+// SQLite with TOOLHUB_FERRETDB_HANDLER=sqlite), else a private FerretDB started by the harness. Every test gets its own database, dropped afterwards.
 const run = randomBytes(4).toString('hex');
 let url: string;
 let admin: MongoClient;

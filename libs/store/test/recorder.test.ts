@@ -16,6 +16,7 @@ import { LatencyDigest } from '../src/stats/digest';
 import type { StatsDoc } from '../src/stats/fold';
 import { type BatchDoc, CallRecorder, type ClaimDoc, MAX_WAITING_BYTES } from '../src/stats/recorder';
 import { FakeClock, calls } from '../src/testing';
+import { waitFor } from '@toolhub/test-harness';
 
 let dir: string;
 let backend: NedbBackend;
@@ -210,11 +211,7 @@ describe('CallRecorder', () => {
     }
 
     async function until(what: string, done: () => Promise<boolean>): Promise<void> {
-      for (let i = 0; i < 1000; i++) {
-        if (await done()) return;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`timed out waiting until ${what}`);
+      await waitFor(done, { timeoutMs: 20_000, intervalMs: 20, message: what });
     }
 
     it('returns once the batches are claimed, then writes each tool once for all the batches waiting', async () => {

@@ -35,7 +35,11 @@ describe('initTelemetry', () => {
       'service.namespace': 'toolhub',
     });
     expect(span?.instrumentationScope.name).toBe('dispatcher');
-    expect(trace.getTracerProvider()).toBeDefined();
+    // Registered globally: a tracer from the global API (not `t`) records into the same exporter.
+    const global = trace.getTracer('global-check').startSpan('global-op');
+    expect(global.isRecording()).toBe(true);
+    global.end();
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toContain('global-op');
   });
 
   it('is safe to call twice in one process: the second call reuses the provider', async () => {

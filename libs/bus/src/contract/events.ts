@@ -82,9 +82,10 @@ export function eventsContract(ctx: ContractContext): void {
     it('an event published twice with the same msgId is stored and delivered once', async () => {
       const subject = `${root()}.dup`;
       const bus = ctx.bus();
-      await bus.publishEvent(subject, bytes('first'), { msgId: 'same-id' });
-      await bus.publishEvent(subject, bytes('retry'), { msgId: 'same-id' });
-      await bus.publishEvent(subject, bytes('other'), { msgId: 'other-id' });
+      // Ids unique to this subject: the stream de-duplicates across every subject of its window.
+      await bus.publishEvent(subject, bytes('first'), { msgId: `${subject}-same` });
+      await bus.publishEvent(subject, bytes('retry'), { msgId: `${subject}-same` });
+      await bus.publishEvent(subject, bytes('other'), { msgId: `${subject}-other` });
       const rec = recorder();
       consumers.push(await bus.consumeEvents({ durable: uniqueToken(), filterSubjects: [subject], handler: rec.handler }));
       await eventually(() => rec.done.length >= 2, 'two events');

@@ -14,6 +14,7 @@ import { EmbeddedRegistryStore } from '@toolhub/store';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@toolhub/test-harness';
 
 export interface TestHub {
   address: string;
@@ -51,12 +52,7 @@ const testTools: ToolDefinition<never>[] = [
 ];
 
 async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(check, { timeoutMs, intervalMs: 20, message: what });
 }
 
 /** Options of {@link startTestHub}. */

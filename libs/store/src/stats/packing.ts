@@ -1,6 +1,7 @@
 /**
  * How statistics documents and call batches are stored: the hourly series, the idempotence guard
- * and a batch's records as compact JSON text instead of arrays of sub-documents. FerretDB 1.x (SQLite) decodes every document of a
+ * and a batch's records as compact JSON text instead of arrays of sub-documents (a FerretDB workaround,
+ * neutral on MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md). FerretDB 1.x on SQLite decodes every document of a
  * collection for each `_id` lookup and update, and the cost grows with the number of values in
  * them: a week of hourly buckets (168 × 5 values) made each update of a 500-tool collection ~14×
  * slower than the same data as text. MongoDB is indifferent (nothing queries inside these fields).
