@@ -38,6 +38,7 @@ export interface Container {
   env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
   ports: Array<{ name: string; containerPort: number }>;
   volumeMounts?: Array<{ name: string; mountPath: string }>;
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
   startupProbe?: Probe;
   readinessProbe?: Probe;
   livenessProbe?: Probe;
