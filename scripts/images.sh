@@ -138,6 +138,9 @@ build_base() {
   engine run --rm --network none "$BASE" node -e 'process.exit(Number(process.versions.node.split(".")[0]) === Number(process.argv[1]) ? 0 : 1)' "$NODE_MAJOR" ||
     die "the base image does not run Node $NODE_MAJOR"
   log "base $BASE built ($(engine run --rm --network none "$BASE" node --version))"
+  # Bases (and infra images) of older versions of this script are not needed any more.
+  engine images --format '{{.Repository}}:{{.Tag}}' | grep -E '^localhost/toolhub-(base|infra):' | grep -v -e "^$BASE\$" -e "^$INFRA\$" |
+    xargs -r "$CONTAINER_ENGINE" rmi >/dev/null 2>&1 || true
 }
 
 build_infra() {
