@@ -365,13 +365,23 @@ export class McpDoor {
     this.note('initialize', res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
   }
 
-  /** At the cap, closes the least recently used session (Map order is use order). */
+  /**
+   * At the cap, closes the least recently used session of the principal holding the most sessions
+   * (Map order is use order), so one caller opening sessions in a loop evicts its own, not others'.
+   */
   private makeRoom(): void {
     while (this.sessions.size >= this.options.maxSessions) {
-      const [oldest, live] = this.sessions.entries().next().value as [string, LiveSession];
-      this.sessions.delete(oldest);
-      this.evicted++;
-      void live.close();
+      const held = new Map<string, number>();
+      for (const live of this.sessions.values()) held.set(live.session.principal.id, (held.get(live.session.principal.id) ?? 0) + 1);
+      let heaviest = '';
+      for (const [id, n] of held) if (n > (held.get(heaviest) ?? 0)) heaviest = id;
+      for (const [sid, live] of this.sessions) {
+        if (live.session.principal.id !== heaviest) continue;
+        this.sessions.delete(sid);
+        this.evicted++;
+        void live.close();
+        break;
+      }
     }
   }
 }
