@@ -60,6 +60,7 @@ export function doorTools(slow: SlowState): ToolDefinition<never>[] {
 
 export interface DoorStack {
   bus: InProcessBus;
+  registry: Registry;
   adapter: AdapterService;
   running: RunningDispatcher;
   door: McpDoor;
@@ -87,6 +88,7 @@ export async function startDoorStack(options: McpDoorOptions = {}, auth = true, 
   const door = await McpDoor.start(running.dispatcher, { port: 0, preloadTimeoutMs: 500, ...options }, { authenticator });
   return {
     bus,
+    registry,
     adapter,
     running,
     door,
