@@ -86,9 +86,10 @@ export class McpDoor {
         rpcError(res, 500, -32603, `Internal error of the ToolHub MCP door: ${toToolHubError(err).message}`);
       });
     });
-    // Streams of live sessions stay open; headers must still arrive promptly.
+    // A request (headers and body) must arrive promptly, so slow senders cannot hold memory;
+    // answers (SSE streams of live sessions) may last as long as they need.
     this.http.headersTimeout = 30_000;
-    this.http.requestTimeout = 0;
+    this.http.requestTimeout = 60_000;
   }
 
   /**
