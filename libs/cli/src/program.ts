@@ -47,7 +47,8 @@ Examples:
   toolhub stats --sort failure_rate
   toolhub preload suggest
   toolhub learned --provider github
-  toolhub adapter init my-adapter --provider weather`;
+  toolhub adapter init my-adapter --provider weather
+  toolhub mcp                     (an MCP server on stdio for MCP hosts; TOOLHUB_MCP_URL, TOOLHUB_TOKEN)`;
 
 /** Builds the program; `state.code` receives the exit code of the command that ran. */
 function buildProgram(io: CliIo, state: { code: ExitCode }): Command {

@@ -7,7 +7,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
-import { ToolHubError, toToolHubError } from '@toolhub/contracts';
+import { type PreloadTool, ToolHubError, toToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { DoorBackend } from './backend';
 import { createSessionServer } from './mcp-server';
 import { type McpDoorOptions, type ResolvedMcpDoorOptions, withMcpDefaults } from './options';
-import { DoorSession } from './session';
+import { DoorSession, fetchPreloadSet } from './session';
 
 /** JSON-RPC error codes the door answers with before a message reaches the SDK. */
 const PARSE_ERROR = -32700;
@@ -23,6 +23,8 @@ const INVALID_REQUEST = -32600;
 /** Server-defined: refused by the door (origin, credentials, session). */
 const DOOR_REFUSED = -32000;
 const SESSION_NOT_FOUND = -32001;
+/** How long sessions of one principal share its fetched preload set. */
+const PRELOAD_REUSE_MS = 10_000;
 
 /** Told about every request the door answered: JSON-RPC method (or HTTP verb) and outcome. */
 export type RequestObserver = (method: string, outcome: string) => void;
@@ -62,6 +64,8 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
 /** The MCP door. Start with {@link McpDoor.start}; `close()` ends every session and the listener. */
 export class McpDoor {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Each principal's preload set, shared by its sessions for a short while (new sessions and stateless requests cost no registry call). */
+  private readonly preloads = new Map<string, { at: number; tools: Promise<PreloadTool[]> }>();
   private readonly http: HttpServer;
   private sweep: NodeJS.Timeout | undefined;
   private observer: RequestObserver | undefined;
@@ -82,9 +86,10 @@ export class McpDoor {
         rpcError(res, 500, -32603, `Internal error of the ToolHub MCP door: ${toToolHubError(err).message}`);
       });
     });
-    // Streams of live sessions stay open; headers must still arrive promptly.
+    // A request (headers and body) must arrive promptly, so slow senders cannot hold memory;
+    // answers (SSE streams of live sessions) may last as long as they need.
     this.http.headersTimeout = 30_000;
-    this.http.requestTimeout = 0;
+    this.http.requestTimeout = 60_000;
   }
 
   /**
@@ -283,7 +288,22 @@ export class McpDoor {
   }
 
   private newSession(principal: Principal): DoorSession {
-    return new DoorSession(this.backend, principal, this.options);
+    return new DoorSession(this.backend, principal, this.options, 'mcp', () => this.preloadFor(principal));
+  }
+
+  private preloadFor(principal: Principal): Promise<PreloadTool[]> {
+    const now = Date.now();
+    const hit = this.preloads.get(principal.id);
+    if (hit && now - hit.at < PRELOAD_REUSE_MS) return hit.tools;
+    // Principals are few (credentials), but bound the map all the same.
+    if (this.preloads.size >= 1000) this.preloads.clear();
+    const tools = fetchPreloadSet(this.backend, principal, this.options.preloadTimeoutMs);
+    // An empty set (registry not answering) is not kept: the next session asks again.
+    void tools.then((t) => {
+      if (t.length === 0 && this.preloads.get(principal.id)?.tools === tools) this.preloads.delete(principal.id);
+    });
+    this.preloads.set(principal.id, { at: now, tools });
+    return tools;
   }
 
   private serverFor(session: DoorSession, listChanged: boolean) {
@@ -365,13 +385,23 @@ export class McpDoor {
     this.note('initialize', res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
   }
 
-  /** At the cap, closes the least recently used session (Map order is use order). */
+  /**
+   * At the cap, closes the least recently used session of the principal holding the most sessions
+   * (Map order is use order), so one caller opening sessions in a loop evicts its own, not others'.
+   */
   private makeRoom(): void {
     while (this.sessions.size >= this.options.maxSessions) {
-      const [oldest, live] = this.sessions.entries().next().value as [string, LiveSession];
-      this.sessions.delete(oldest);
-      this.evicted++;
-      void live.close();
+      const held = new Map<string, number>();
+      for (const live of this.sessions.values()) held.set(live.session.principal.id, (held.get(live.session.principal.id) ?? 0) + 1);
+      let heaviest = '';
+      for (const [id, n] of held) if (n > (held.get(heaviest) ?? 0)) heaviest = id;
+      for (const [sid, live] of this.sessions) {
+        if (live.session.principal.id !== heaviest) continue;
+        this.sessions.delete(sid);
+        this.evicted++;
+        void live.close();
+        break;
+      }
     }
   }
 }

@@ -32,6 +32,16 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v.trim() : '';
 }
 
+/** The principal's preload set; empty when the registry cannot answer in time (the meta-tools still reach every tool). */
+export async function fetchPreloadSet(backend: DoorBackend, principal: Principal, timeoutMs: number): Promise<PreloadTool[]> {
+  try {
+    const res = await backend.getPreloadSet(withProtoDefaults(GetPreloadSetRequest, {}), callContextOf({ principal }, timeoutMs));
+    return res.tools;
+  } catch {
+    return [];
+  }
+}
+
 /** The tools and calls of one MCP session (see the module comment). */
 export class DoorSession {
   private loaded: LoadedTools | undefined;
@@ -48,6 +58,8 @@ export class DoorSession {
     private readonly options: ResolvedMcpDoorOptions,
     /** Label under the principal in tool.called events (the MCP client's name). */
     public caller = 'mcp',
+    /** The principal's preload set, when the door shares one fetch between sessions. @default fetched per session */
+    private readonly sharedPreload?: () => Promise<PreloadTool[]>,
   ) {
     // The executor reads `loaded` at call time; it is set once the preload set arrived.
     this.executor = new ToolCallExecutor(apiFor(backend, { principal }), this.lazyExecutor as { loaded?: LoadedTools });
@@ -70,13 +82,8 @@ export class DoorSession {
   }
 
   private async fetchPreload(): Promise<PreloadTool[]> {
-    try {
-      const res = await this.backend.getPreloadSet(withProtoDefaults(GetPreloadSetRequest, {}), callContextOf({ principal: this.principal }, this.options.preloadTimeoutMs));
-      return res.tools;
-    } catch {
-      // No registry yet (or it is slow): the meta-tools alone still reach every tool.
-      return [];
-    }
+    if (this.sharedPreload) return this.sharedPreload();
+    return fetchPreloadSet(this.backend, this.principal, this.options.preloadTimeoutMs);
   }
 
   /** The `tools/list` entries, byte-stable (canonical key order). */

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { AGENT_KEY, type DoorStack, OPERATOR_ONLY_KEY, startDoorStack } from './support/door-stack';
+import { AGENT_B_KEY, AGENT_KEY, type DoorStack, OPERATOR_ONLY_KEY, startDoorStack } from './support/door-stack';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -82,7 +82,9 @@ describe('the MCP door over raw HTTP', () => {
     expect((await post(stack.door.address, JSON.stringify(INIT))).status).toBe(200);
   });
 
-  it('keeps at most maxSessions after 10,000 sessions are opened and dropped, and still opens new ones', async () => {
+  it('keeps at most maxSessions after 10,000 sessions are opened and dropped, evicting the flooder\'s own, and still opens new ones', async () => {
+    const other = await post(stack.door.address, JSON.stringify(INIT), { authorization: `Bearer ${AGENT_B_KEY}` });
+    const otherSid = other.headers.get('mcp-session-id')!;
     let opened = 0;
     const worker = async () => {
       while (opened < 10_000) {
@@ -94,6 +96,9 @@ describe('the MCP door over raw HTTP', () => {
     await Promise.all(Array.from({ length: 16 }, worker));
     expect(stack.door.sessionCount).toBeLessThanOrEqual(200);
     expect(stack.door.evicted).toBeGreaterThanOrEqual(10_000 - 200);
+    // Another caller's session survived the flood.
+    const survivor = await post(stack.door.address, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }), { authorization: `Bearer ${AGENT_B_KEY}`, 'mcp-session-id': otherSid, 'mcp-protocol-version': '2025-06-18' });
+    expect(survivor.status).toBe(200);
     const fresh = await post(stack.door.address, JSON.stringify(INIT));
     const sid = fresh.headers.get('mcp-session-id')!;
     await post(stack.door.address, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });

@@ -112,3 +112,28 @@ describe('admission shared with the gRPC door', () => {
     }
   });
 });
+
+describe('the preload set in the default view', () => {
+  let stack: DoorStack;
+  beforeAll(async () => {
+    stack = await startDoorStack();
+    const list = await stack.registry.getPreloadList();
+    await stack.registry.setPreloadList(['local:echo_text', 'local:launch_codes'], list.revision, 'test', 'preload for the MCP door test');
+    // The registry lists a preloaded tool once the adapter's catalog reached it.
+    await waitFor(async () => (await stack.registry.preloadSet({ format: 0 } as never)).tools.some((t) => t.id === 'local:echo_text'));
+  });
+  afterAll(() => stack?.close());
+
+  it('lists the preloaded tools the principal may see right after the meta-tools, callable typed', async () => {
+    const { client } = await connect(stack.door.address);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names.slice(0, 5)).toEqual(['tool_list', 'tool_info', 'tool_run', 'tool_search', 'local__echo_text']);
+      // Hidden by the grants: never in the list, even when preloaded.
+      expect(names).not.toContain('local__launch_codes');
+      expect(textOf(await client.callTool({ name: 'local__echo_text', arguments: { text: 'preloaded' } }))).toBe('preloaded');
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 
 export const AGENT_KEY = 'agent-secret-key';
 export const OPERATOR_ONLY_KEY = 'operator-only-key';
+export const AGENT_B_KEY = 'agent-b-secret-key';
 
 export interface SlowState {
   signal?: AbortSignal;
@@ -59,6 +60,7 @@ export function doorTools(slow: SlowState): ToolDefinition<never>[] {
 
 export interface DoorStack {
   bus: InProcessBus;
+  registry: Registry;
   adapter: AdapterService;
   running: RunningDispatcher;
   door: McpDoor;
@@ -71,7 +73,7 @@ export interface DoorStack {
 export async function startDoorStack(options: McpDoorOptions = {}, auth = true, dispatcher: DispatcherOptions = {}): Promise<DoorStack> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-door-'));
   const keysFile = join(dir, 'keys.json');
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ name: 'agent-a', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }, { name: 'ops', sha256: hashApiKey(OPERATOR_ONLY_KEY), roles: ['operator'] }] }));
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ name: 'agent-a', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }, { name: 'ops', sha256: hashApiKey(OPERATOR_ONLY_KEY), roles: ['operator'] }, { name: 'agent-b', sha256: hashApiKey(AGENT_B_KEY), roles: ['agent'] }] }));
   const grantsFile = join(dir, 'grants.json');
   writeFileSync(grantsFile, JSON.stringify({ roles: { agent: { allow: ['local:*'], deny: ['local:secret/**'] }, operator: { allow: ['*'] } } }));
   const authenticator = auth ? Authenticator.create({ apiKeysPath: keysFile }) : Authenticator.disabled();
@@ -86,6 +88,7 @@ export async function startDoorStack(options: McpDoorOptions = {}, auth = true, 
   const door = await McpDoor.start(running.dispatcher, { port: 0, preloadTimeoutMs: 500, ...options }, { authenticator });
   return {
     bus,
+    registry,
     adapter,
     running,
     door,
