@@ -15,6 +15,7 @@ step() {
 step "proto: generate" node scripts/gen-proto.mjs
 step "proto: breaking-change check" node scripts/proto-check.mjs
 step "typecheck" npx tsc -p tsconfig.json
+step "typecheck: console UI" npx tsc -p libs/console/ui/tsconfig.json
 # enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
 step "nx graph" env NX_DAEMON=false npx nx show projects
 step "lint" npx eslint .
@@ -22,6 +23,9 @@ step "lint" npx eslint .
 # kubernetes-validate once per machine; fails loudly if it cannot). The probe test that runs what the
 # chart renders is test/helm/chart-probes.int.test.ts (in Jest below; it uses the tools installed here).
 step "helm charts" bash scripts/chart-check.sh
+# The console's browser tests (libs/console/test/browser.int.test.ts) need chromium; fails loudly without.
+step "chromium for the console tests" bash scripts/ensure-chromium.sh
+step "console bundle" node libs/console/build-ui.mjs
 
 echo "==> services"
 if ! services_env="$(bash scripts/services.sh up)"; then
