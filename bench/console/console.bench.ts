@@ -77,6 +77,12 @@ async function main(): Promise<void> {
     const box = (await tree.boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const scrollTasks = await recordLongTasks(page);
+    // Main-thread time (DevTools Performance metrics): how much of the scroll was the page's own work.
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const metric = async (name: string) => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === name)?.value ?? 0) * 1000;
+    const task0 = await metric('TaskDuration');
+    const script0 = await metric('ScriptDuration');
     const rows = await page.evaluate(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('[role=treeitem]').length);
     let steps = 0;
     const s0 = performance.now();
@@ -91,6 +97,8 @@ async function main(): Promise<void> {
       if (atEnd || steps > 5000) break;
     }
     const scrollMs = performance.now() - s0;
+    const taskMs = (await metric('TaskDuration')) - task0;
+    const scriptMs = (await metric('ScriptDuration')) - script0;
     const duringScroll = await scrollTasks();
 
     const filterTasks = await recordLongTasks(page);
@@ -109,7 +117,7 @@ async function main(): Promise<void> {
         loadMs: Math.round(catalogMs),
         longTasksDuringLoadMs: duringLoad.map(Math.round),
         rowsInDom: rows,
-        scroll: { steps, ms: Math.round(scrollMs), longTasksOver50Ms: duringScroll.map(Math.round) },
+        scroll: { steps, ms: Math.round(scrollMs), mainThreadMsPerStep: +(taskMs / steps).toFixed(2), scriptMsPerStep: +(scriptMs / steps).toFixed(2), longTasksOver50Ms: duringScroll.map(Math.round) },
         filter: { longTasksOver50Ms: duringFilter.map(Math.round) },
       },
     };
@@ -124,6 +132,7 @@ async function main(): Promise<void> {
         `| catalog: ${total} tools shown after | ${result.catalog.loadMs} ms (long tasks meanwhile: ${result.catalog.longTasksDuringLoadMs.join(', ') || 'none'} ms) |`,
         `| catalog: rows in the DOM | ${rows} |`,
         `| catalog: scroll top → bottom | ${steps} wheel steps in ${result.catalog.scroll.ms} ms; long tasks > 50 ms: ${duringScroll.length ? duringScroll.map(Math.round).join(', ') + ' ms' : 'none'} |`,
+        `| catalog: main-thread time per scroll step | ${result.catalog.scroll.mainThreadMsPerStep} ms (script ${result.catalog.scroll.scriptMsPerStep} ms) |`,
         `| catalog: typing a filter | long tasks > 50 ms: ${duringFilter.length ? duringFilter.map(Math.round).join(', ') + ' ms' : 'none'} |`,
         '',
       ].join('\n'),

@@ -16,6 +16,9 @@ interface Tool {
   summary: string;
   /** Lower-cased "provider:name path summary", what the filter matches. */
   hay: string;
+  /** Path segments, and each segment's group key ("provider/a", "provider/a/b"), computed once. */
+  parts: string[];
+  groups: string[];
 }
 interface Row {
   key: string;
@@ -77,7 +80,9 @@ async function loadAll(): Promise<Tool[]> {
   for (const { name: provider } of top.categories ?? []) {
     for (const t of await toolsUnder(provider, '')) {
       const summary = (t.summary ?? '').slice(0, 160);
-      tools.push({ provider: t.provider, name: t.name, path: t.path ?? '', summary, hay: `${t.provider}:${t.name} ${t.path ?? ''} ${summary}`.toLowerCase() });
+      const parts = t.path ? t.path.split('/') : [];
+      const groups = parts.map((_, i) => `${t.provider}/${parts.slice(0, i + 1).join('/')}`);
+      tools.push({ provider: t.provider, name: t.name, path: t.path ?? '', summary, hay: `${t.provider}:${t.name} ${t.path ?? ''} ${summary}`.toLowerCase(), parts, groups });
     }
   }
   const keyed = tools.map((t) => [`${t.provider}\u0000${t.path}\u0000${t.name}`, t] as const);
@@ -92,13 +97,7 @@ function rowsOf(sorted: Tool[], filter: string, collapsed: Set<string>): Row[] {
   const counts = new Map<string, number>();
   for (const t of shown) {
     counts.set(t.provider, (counts.get(t.provider) ?? 0) + 1);
-    let k = t.provider;
-    if (t.path) {
-      for (const part of t.path.split('/')) {
-        k = `${k}/${part}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-      }
-    }
+    for (const k of t.groups) counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const rows: Row[] = [];
   let open: string[] = [];
@@ -110,18 +109,18 @@ function rowsOf(sorted: Tool[], filter: string, collapsed: Set<string>): Row[] {
       rows.push({ key: t.provider, depth: 0, kind: 'provider', label: t.provider, count: counts.get(t.provider) });
     }
     if (collapsed.has(t.provider) && !f) continue;
-    const parts = t.path ? t.path.split('/') : [];
+    const parts = t.parts;
     let hidden = false;
-    let key = t.provider;
     for (let i = 0; i < parts.length; i++) {
-      key = `${key}/${parts[i]}`;
+      const key = t.groups[i]!;
       if (open[i] !== key) {
-        open = [...open.slice(0, i), key];
+        open.length = i;
+        open.push(key);
         if (!hidden) rows.push({ key, depth: i + 1, kind: 'path', label: parts[i]!, count: counts.get(key) });
       }
       if (collapsed.has(key) && !f) hidden = true;
     }
-    open = open.slice(0, parts.length);
+    open.length = Math.min(open.length, parts.length);
     if (!hidden) rows.push({ key: `${t.provider}:${t.name}`, depth: parts.length + 1, kind: 'tool', label: t.name, tool: t });
   }
   return rows;
@@ -138,7 +137,8 @@ export function CatalogPage() {
   const deferredFilter = useDeferredValue(filter);
   const rows = useMemo(() => rowsOf(tools ?? [], deferredFilter, collapsed), [tools, deferredFilter, collapsed]);
   const scroller = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 12 });
+  // Fixed row height and no flushSync per scroll event: React batches the few rows that change.
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 12, useFlushSync: false });
   const toggle = (key: string) =>
     setCollapsed((c) => {
       const n = new Set(c);
@@ -146,7 +146,7 @@ export function CatalogPage() {
       else n.add(key);
       return n;
     });
-  const toolCount = rows.filter((r) => r.kind === 'tool').length;
+  const toolCount = useMemo(() => rows.reduce((n, r) => (r.kind === 'tool' ? n + 1 : n), 0), [rows]);
 
   return (
     <>
