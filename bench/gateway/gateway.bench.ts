@@ -233,6 +233,7 @@ async function startToolhubOneProcess(): Promise<Target> {
     [...PROFILE_ARGS, requireBuilt('toolhub')],
     {
       TOOLHUB_GRPC_PORT: String(port),
+      TOOLHUB_CONSOLE_PORT: '0',
       TOOLHUB_ADMIN_PORT: '0',
       TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub'),
       TOOLHUB_MCP_CONFIG: MCP_CONFIG,

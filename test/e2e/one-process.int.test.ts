@@ -31,6 +31,7 @@ describe('ToolHub in one process', () => {
       'toolhub',
       {
         TOOLHUB_GRPC_PORT: String(grpcPort),
+        TOOLHUB_CONSOLE_PORT: '0',
         TOOLHUB_ADMIN_PORT: String(adminPort),
         TOOLHUB_DATA_DIR: dataDir,
         PETSTORE_BASE_URL: `http://127.0.0.1:${prismPort}`,
