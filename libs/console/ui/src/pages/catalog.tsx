@@ -3,11 +3,12 @@
  * screen are in the DOM, so 20,000 tools scroll smoothly).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 
 import { call } from '../api';
 import { ErrorBox, useLoad } from '../common';
 import { useI18n } from '../i18n';
+import type { RegisteredTool } from '../types';
 
 interface Tool {
   provider: string;
@@ -69,25 +70,45 @@ async function toolsUnder(provider: string, path: string): Promise<Summary[]> {
   }
 }
 
+function toTool(t: Summary): Tool {
+  const summary = (t.summary ?? '').split('\n')[0]!.slice(0, 160);
+  const path = t.path ?? '';
+  const parts = path ? path.split('/') : [];
+  const groups = parts.map((_, i) => `${t.provider}/${parts.slice(0, i + 1).join('/')}`);
+  return { provider: t.provider, name: t.name, path, summary, hay: `${t.provider}:${t.name} ${path} ${summary}`.toLowerCase(), parts, groups };
+}
+
+function sortTools(tools: Tool[]): Tool[] {
+  const keyed = tools.map((t) => [`${t.provider}\u0000${t.path}\u0000${t.name}`, t] as const);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return keyed.map(([, t]) => t);
+}
+
 /**
- * Every tool, provider by provider, through the agent API's ListTools (summaries, answered from the
- * dispatcher's catalog cache: the registry's ListRegisteredTools carries whole definitions and took
- * ~10x longer for 20,000 tools), sorted once.
+ * Every tool agents can list, provider by provider, through the agent API's ListTools (summaries,
+ * answered from the dispatcher's catalog cache: the registry's ListRegisteredTools carries whole
+ * definitions and took ~10x longer for 20,000 tools), sorted once.
  */
 async function loadAll(): Promise<Tool[]> {
   const top = await call<Listing>('agent', 'ListTools', { provider: '' });
   const tools: Tool[] = [];
-  for (const { name: provider } of top.categories ?? []) {
-    for (const t of await toolsUnder(provider, '')) {
-      const summary = (t.summary ?? '').slice(0, 160);
-      const parts = t.path ? t.path.split('/') : [];
-      const groups = parts.map((_, i) => `${t.provider}/${parts.slice(0, i + 1).join('/')}`);
-      tools.push({ provider: t.provider, name: t.name, path: t.path ?? '', summary, hay: `${t.provider}:${t.name} ${t.path ?? ''} ${summary}`.toLowerCase(), parts, groups });
-    }
-  }
-  const keyed = tools.map((t) => [`${t.provider}\u0000${t.path}\u0000${t.name}`, t] as const);
-  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return keyed.map(([, t]) => t);
+  for (const { name: provider } of top.categories ?? []) for (const t of await toolsUnder(provider, '')) tools.push(toTool(t));
+  return sortTools(tools);
+}
+
+/**
+ * Then the registry's own list, for the providers agents do not list (tools registered by hand or
+ * by file, whose provider has no live adapter): loaded after the tree is shown.
+ */
+async function registryOnly(known: Set<string>): Promise<Tool[]> {
+  const extra: Tool[] = [];
+  let pageToken = '';
+  do {
+    const page = await call<{ tools?: RegisteredTool[]; nextPageToken?: string }>('admin', 'ListRegisteredTools', { pageSize: 2000, pageToken });
+    for (const r of page.tools ?? []) if (r.tool && !known.has(r.tool.provider)) extra.push(toTool({ provider: r.tool.provider, name: r.tool.name, path: r.tool.path, summary: r.tool.description }));
+    pageToken = page.nextPageToken ?? '';
+  } while (pageToken);
+  return extra;
 }
 
 /** The visible rows: groups open unless collapsed; with a filter, only matching tools and their groups. */
@@ -130,7 +151,20 @@ const ROW_PX = 30;
 
 export function CatalogPage() {
   const { t } = useI18n();
-  const { data: tools, error, loading } = useLoad(loadAll);
+  const { data: listed, error, loading } = useLoad(loadAll);
+  const [extra, setExtra] = useState<Tool[]>();
+  useEffect(() => {
+    if (!listed) return undefined;
+    let live = true;
+    registryOnly(new Set(listed.map((t) => t.provider))).then(
+      (x) => live && setExtra(x),
+      () => live && setExtra([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [listed]);
+  const tools = useMemo(() => (extra?.length ? sortTools([...(listed ?? []), ...extra]) : listed), [listed, extra]);
   const [filter, setFilter] = useState('');
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   // Typing stays responsive: the tree follows the filter when React has time.
@@ -157,7 +191,7 @@ export function CatalogPage() {
           {t('cat.filter')}
         </label>
         <input id="filter" type="search" placeholder={t('cat.filter')} value={filter} onChange={(e) => setFilter(e.target.value)} />
-        <span data-testid="catalog-count">
+        <span data-testid="catalog-count" data-complete={extra !== undefined}>
           {loading && !tools ? t('loading') : `${tools?.length ?? 0} ${t('cat.count')}, ${toolCount} ${t('cat.shown')}`}
         </span>
       </div>
