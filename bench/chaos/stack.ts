@@ -154,7 +154,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
   const registry = await app(
     'registry',
     'registry',
-    { NATS_URL: nats.url, MONGO_URL: mongo, TOOLHUB_MONGO_DB: `chaos_${run}`, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: `chaos_${run}` },
+    { NATS_URL: nats.url, MONGO_URL: mongo, TOOLHUB_MONGO_DB: `chaos_${run}`, TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: `chaos_${run}` },
     /registry ready/,
     built,
   );

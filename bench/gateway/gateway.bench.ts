@@ -234,7 +234,7 @@ async function startToolhubOneProcess(): Promise<Target> {
     'toolhub (one process)',
     [...PROFILE_ARGS, requireBuilt('toolhub')],
     {
-      TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0',
+      TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0',
       TOOLHUB_ADMIN_PORT: '0',
       TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub'),
       TOOLHUB_MCP_CONFIG: MCP_CONFIG,

@@ -68,7 +68,7 @@ async function runMode(mode: Mode, env: Record<string, string>): Promise<Row[]> 
   try {
     for (const app of APPS) {
       const metricsPort = await freePort();
-      const appEnv = { ...env, TOOLHUB_METRICS_PORT: String(metricsPort), TOOLHUB_HEALTH_PORT: '0', TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_ADMIN_PORT: String(await freePort()), TOOLHUB_LOCAL_ROOT: root, LOG_LEVEL: 'warn' };
+      const appEnv = { ...env, TOOLHUB_METRICS_PORT: String(metricsPort), TOOLHUB_HEALTH_PORT: '0', TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: String(await freePort()), TOOLHUB_LOCAL_ROOT: root, LOG_LEVEL: 'warn' };
       const [cmd, args] = mode === 'node dist' ? [process.execPath, [`dist/apps/${app}/main.js`]] : ['npx', ['tsx', `apps/${app}/src/main.ts`]];
       const started = performance.now();
       const proc = await spawnProcess(cmd, args, { cwd: ROOT, env: appEnv });

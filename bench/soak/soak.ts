@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const app: SpawnedProcess = await spawnProcess(process.execPath, ['dist/apps/toolhub/main.js'], {
     cwd: ROOT,
-    env: { TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_ADMIN_PORT: '0', TOOLHUB_DATA_DIR: dataDir, TOOLHUB_MCP: 'false', TOOLHUB_CLOUD: 'false', LOG_LEVEL: 'warn' },
+    env: { TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: '0', TOOLHUB_DATA_DIR: dataDir, TOOLHUB_MCP: 'false', TOOLHUB_CLOUD: 'false', LOG_LEVEL: 'warn' },
     readyPattern: /ToolHub is running/,
     timeoutMs: 120_000,
   });

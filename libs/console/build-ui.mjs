@@ -2,13 +2,21 @@
 // Builds the console's browser bundle into libs/console/dist/ui (index.html, assets/main.js,
 // assets/main.css) with esbuild. Runs from `npm install` (postinstall) and, when the bundle is
 // missing, once at start (src/ui-bundle.ts). Prints one line: sizes raw and gzipped, and time.
-import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
+// esbuild is a dev dependency: an install without it (--omit=dev) must not fail here; the console
+// then answers its pages with a note saying how to build them (its JSON API still works).
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  console.warn('console bundle: esbuild is not installed (npm install --omit=dev?); not built. Run `npm install` with dev dependencies, then `npm run build:console`.');
+  process.exit(0);
+}
 const out = join(here, 'dist', 'ui');
 const started = performance.now();
 rmSync(out, { recursive: true, force: true });

@@ -30,7 +30,7 @@ describe('ToolHub in one process', () => {
     toolhub = await startApp(
       'toolhub',
       {
-        TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0',
+        TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0',
         TOOLHUB_ADMIN_PORT: String(adminPort),
         TOOLHUB_DATA_DIR: dataDir,
         PETSTORE_BASE_URL: `http://127.0.0.1:${prismPort}`,
@@ -51,7 +51,12 @@ describe('ToolHub in one process', () => {
     await prism?.kill('SIGTERM');
   });
 
-  it('says what it runs and where', () => {
+  it('says what it runs and where, the console URL included, and serves the console there', async () => {
+    const url = /console: {4}(http:\/\/127\.0\.0\.1:\d+\/)/.exec(toolhub.output())?.[1];
+    expect(url).toBeDefined();
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/assets/main.js');
     expect(toolhub.output()).toMatch(/providers: {2}local \(\d+ tools\), mcp \(\d+ tools from 1 MCP server\(s\)\), cloud \(3 tools from OpenAPI\)/);
   });
 

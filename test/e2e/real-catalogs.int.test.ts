@@ -211,7 +211,7 @@ describe('real vendor OpenAPI documents behind Prism', () => {
       const [grpcPort, adminPort] = await Promise.all([freePort(), freePort()]);
       toolhub = await startApp(
         'toolhub',
-        { TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_DATA_DIR: scratchDir('e2e-real-one'), TOOLHUB_CLOUD_CONFIG: configFile, LOG_LEVEL: 'warn', ...CREDENTIALS },
+        { TOOLHUB_GRPC_PORT: String(grpcPort), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_DATA_DIR: scratchDir('e2e-real-one'), TOOLHUB_CLOUD_CONFIG: configFile, LOG_LEVEL: 'warn', ...CREDENTIALS },
         /Press Ctrl-C to stop/,
         180_000,
       );

@@ -28,7 +28,7 @@ describe('registry durability under SIGKILL', () => {
     const run = randomUUID().slice(0, 8);
     const tool = `t_${run}`;
     const adminPort = await freePort();
-    const env = { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: `durability_${run}`, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: `stats_${run}`, LOG_LEVEL: 'info' };
+    const env = { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: `durability_${run}`, TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: `stats_${run}`, LOG_LEVEL: 'info' };
     const startRegistry = () =>
       spawnProcess(process.execPath, ['--import', 'tsx', 'apps/registry/src/main.ts'], { cwd: ROOT, env, readyPattern: /registry ready/, timeoutMs: 60_000 });
 

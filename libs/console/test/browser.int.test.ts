@@ -166,9 +166,17 @@ describe('operator console in chromium', () => {
     expect(ids).toContain('manual:weather_forecast');
   });
 
+  it('registers the tools of an uploaded catalog file', async () => {
+    const file = { tools: [{ provider: 'manual', name: 'currency_convert', path: 'finance', description: 'Converts an amount between two currencies at today’s rate.', inputSchema: { type: 'object', properties: { amount: { type: 'number' } } } }] };
+    await page.getByLabel('Upload a catalog file').setInputFiles({ name: 'catalog.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    await page.getByTestId('upload-result').getByText('✓ manual:currency_convert').waitFor(WAIT);
+  });
+
   it('shows the catalog tree and filters it', async () => {
     await go('#/catalog');
     await page.getByRole('treeitem').filter({ hasText: 'echo_text' }).waitFor(WAIT);
+    // Tools registered by hand (provider without an adapter) come from the registry's own list.
+    await page.getByRole('treeitem').filter({ hasText: 'weather_forecast' }).waitFor(WAIT);
     await expectAccessible('catalog');
     await shoot('catalog');
     await page.getByLabel('Filter tools by name, path or description').fill('reverse');
@@ -200,6 +208,7 @@ describe('operator console in chromium', () => {
     const table = page.getByTestId('audit-table');
     await table.getByRole('row').filter({ hasText: 'SetPreloadList' }).filter({ hasText: 'key:ops-alice' }).waitFor(WAIT);
     await table.getByRole('row').filter({ hasText: 'RegisterTool' }).filter({ hasText: 'manual:weather_forecast' }).waitFor(WAIT);
+    await table.getByRole('row').filter({ hasText: 'RegisterTool' }).filter({ hasText: 'manual:currency_convert' }).waitFor(WAIT);
     await expectAccessible('audit');
     await shoot('audit');
     await page.getByLabel('Target').fill('preload');

@@ -73,7 +73,7 @@ export async function startRegistry(nats: string, mongo: string, label: string, 
   const adminPort = await freePort();
   const proc = await startApp(
     'registry',
-    { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: dbName, TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: consumer, ...options.env },
+    { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: dbName, TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: String(adminPort), TOOLHUB_STATS_CONSUMER: consumer, ...options.env },
     /registry ready/,
   );
   const admin = adminClient(`127.0.0.1:${adminPort}`);

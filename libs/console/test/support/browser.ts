@@ -54,16 +54,22 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** Starts recording long tasks (PerformanceObserver 'longtask'); the returned function reads their durations. */
+/**
+ * Starts recording long tasks (PerformanceObserver 'longtask', each over 50 ms by definition); the
+ * returned function reads those seen since this call. One observer per page, however often called.
+ */
 export async function recordLongTasks(page: Page): Promise<() => Promise<number[]>> {
-  await page.evaluate(() => {
-    const w = globalThis as unknown as { __longTasks: number[] };
-    w.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__longTasks.push(e.duration);
-    }).observe({ type: 'longtask' as never, buffered: false });
+  const from = await page.evaluate(() => {
+    const w = globalThis as unknown as { __longTasks?: number[] };
+    if (!w.__longTasks) {
+      const seen: number[] = (w.__longTasks = []);
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) seen.push(e.duration);
+      }).observe({ type: 'longtask' as never, buffered: false });
+    }
+    return w.__longTasks.length;
   });
-  return () => page.evaluate(() => (globalThis as unknown as { __longTasks: number[] }).__longTasks);
+  return () => page.evaluate((n) => (globalThis as unknown as { __longTasks: number[] }).__longTasks.slice(n), from);
 }
 
 /** A promisified agent API client with a credential, as an agent runs tools. */

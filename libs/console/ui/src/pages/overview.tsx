@@ -51,16 +51,24 @@ export function OverviewPage() {
   const [totals, setTotals] = useState<{ calls: number; failures: number }>();
   const [points, setPoints] = useState<Point[]>([]);
   const [error, setError] = useState<unknown>();
+  const [providersError, setProvidersError] = useState<unknown>();
   const last = useRef<Sample | undefined>(undefined);
 
   usePoll(() => {
     Promise.all([
-      call<{ providers?: ProviderStatus[] }>('agent', 'ListProviders'),
+      // The agent API may be unconfigured (registry app without TOOLHUB_CONSOLE_AGENT_URL): the rest still shows.
+      call<{ providers?: ProviderStatus[] }>('agent', 'ListProviders').catch((err: unknown) => {
+        setProvidersError(err);
+        return undefined;
+      }),
       call<{ stats?: ToolStats[] }>('admin', 'ListToolStats', { sort: 'STATS_SORT_CALLS', limit: 1000 }),
       call<{ statsLagEvents?: number; statsLagSeconds?: number; ingestedEvents?: number }>('admin', 'GetRegistryStatus'),
     ]).then(([p, s, r]) => {
       setError(undefined);
-      setProviders(p.providers ?? []);
+      if (p) {
+        setProvidersError(undefined);
+        setProviders(p.providers ?? []);
+      }
       const stats = s.stats ?? [];
       setTop(stats.slice(0, 10));
       setLag(r);
@@ -124,6 +132,7 @@ export function OverviewPage() {
       <div className="cols">
         <section>
           <h2>{t('ov.providers')}</h2>
+          <ErrorBox error={providersError} />
           <table data-testid="providers">
             <thead>
               <tr>
