@@ -9,7 +9,7 @@
  * cached in bench/results/cache/ (a first run embeds ~2,000 tools and ~8,700 queries: minutes).
  *
  *   node scripts/build.mjs bench/search retrieval.bench.ts && node dist/bench/search/retrieval.bench.js \
- *     [--metatool N] [--bfcl N] [--half even|odd] [--no-ablations] [--no-dense]
+ *     [--metatool N] [--bfcl N] [--sets metatool,bfcl] [--half even|odd] [--no-ablations] [--no-dense]
  *
  * --metatool N: MetaTool queries at an even stride (default 2000 of 20,614; 0 = all);
  * --bfcl N: BFCL queries likewise (default 0 = all 2,351);
@@ -119,7 +119,10 @@ async function main(): Promise<void> {
   const dense = !process.argv.includes('--no-dense');
   const half = process.argv.includes('--half') ? process.argv[process.argv.indexOf('--half') + 1] : undefined;
   if (half !== undefined && half !== 'even' && half !== 'odd') throw new Error(`--half takes even or odd, not ${half}`);
-  const sets = [loadMetaTool(arg('metatool', 2000)), loadBfcl(arg('bfcl', 0))].map((set) => (half ? { ...set, queries: set.queries.filter((_, i) => i % 2 === (half === 'even' ? 0 : 1)) } : set));
+  // --sets metatool,bfcl (default both): a run on one set when the other's vectors are not cached yet.
+  const only = process.argv.includes('--sets') ? process.argv[process.argv.indexOf('--sets') + 1]!.toLowerCase().split(',') : ['metatool', 'bfcl'];
+  const loaders: Array<[string, () => RetrievalSet]> = [['metatool', () => loadMetaTool(arg('metatool', 2000))], ['bfcl', () => loadBfcl(arg('bfcl', 0))]];
+  const sets = loaders.filter(([n]) => only.includes(n)).map(([, load]) => load()).map((set) => (half ? { ...set, queries: set.queries.filter((_, i) => i % 2 === (half === 'even' ? 0 : 1)) } : set));
   const rows: Array<Array<string | number>> = [];
   const learnRows: Array<Array<string | number>> = [];
   const json: Record<string, unknown> = {};

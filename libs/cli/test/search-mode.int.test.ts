@@ -64,15 +64,28 @@ it('answers by keywords and says why while the embeddings server is down, then t
       return s.effectiveMode === SearchMode.SEARCH_MODE_HYBRID && s.toolsEmbedded === s.tools ? s : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 250, message: 'every tool embedded and search hybrid within a minute of the embeddings server starting' },
-  );
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message}; status: ${JSON.stringify((await getStatus(hub.address)).search)}`);
+  });
   expect(healed.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2): all ${healed.tools} tools embedded.`);
   expect(healed.lastError).toBe('');
   expect(Date.now() - started).toBeLessThan(60_000);
 
-  const json = await cli(['--timeout', '30000', 'search', '--mode', 'hybrid', 'turn json records into a csv table', '--json']);
-  const doc = json.json<{ mode: string; requestedMode: string; note: string; hits: { id: string }[] }>();
+  // A query's own embedding may still miss the dispatcher's deadline on a very busy machine (the
+  // answer is then lexical with a note, by design); it is asked again until it makes it.
+  type Doc = { mode: string; requestedMode: string; note: string; hits: { id: string }[] };
+  let last: Doc | undefined;
+  const doc = await waitFor(
+    async () => {
+      last = (await cli(['--timeout', '30000', 'search', '--mode', 'hybrid', 'turn json records into a csv table', '--json'])).json<Doc>();
+      return last.mode === 'hybrid' ? last : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 500, message: 'a hybrid answer through the CLI' },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; last answer: ${JSON.stringify(last)}`);
+  });
   expect(doc).toMatchObject({ mode: 'hybrid', requestedMode: 'hybrid', note: '' });
   expect(doc.hits[0]!.id).toBe('local:data_json_to_csv');
-  const hybridText = await cli(['--timeout', '30000', 'search', 'convert', 'json', 'to', 'csv']);
+  const hybridText = await cli(['--timeout', '30000', 'search', 'turn', 'json', 'records', 'into', 'a', 'csv', 'table']);
   expect(hybridText.stderr).toMatch(/^mode: hybrid$/m);
 }, 180_000);

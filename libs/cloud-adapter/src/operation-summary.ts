@@ -6,13 +6,13 @@
  * model response ..."), which say nothing about what the operation does.
  */
 
-/** Markdown reduced to its words: links to their text, emphasis and code marks dropped. */
+/** Markdown reduced to its words: links to their text, emphasis dropped (code marks kept: they name parameters). */
 export function plainText(markdown: string): string {
   return markdown
     .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
-    .replace(/(\*\*|__|`)/g, '')
+    .replace(/(\*\*|__)/g, '')
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/\s+/g, ' ')
     .trim();
