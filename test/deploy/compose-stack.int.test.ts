@@ -24,18 +24,20 @@ const INFRA = ['nats', 'mongo', 'redis'] as const;
 describe('the compose stack, built offline and run with podman (or docker)', () => {
   let images: ImageEnv;
   let project: ComposeProject;
-  const ports = { nats: 0, dispatcher: 0, registry: 0 };
+  const ports = { nats: 0, dispatcher: 0, registry: 0, mcp: 0, console: 0 };
   const timings: Record<string, number> = {};
 
   beforeAll(async () => {
     let t = Date.now();
     images = await buildImages('all');
     timings['images_s'] = (Date.now() - t) / 1000;
-    Object.assign(ports, { nats: await freePort(), dispatcher: await freePort(), registry: await freePort() });
+    Object.assign(ports, { nats: await freePort(), dispatcher: await freePort(), registry: await freePort(), mcp: await freePort(), console: await freePort() });
     project = new ComposeProject(images, {
       TOOLHUB_NATS_PUBLISH_PORT: String(ports.nats),
       TOOLHUB_DISPATCHER_PUBLISH_PORT: String(ports.dispatcher),
       TOOLHUB_REGISTRY_PUBLISH_PORT: String(ports.registry),
+      TOOLHUB_MCP_PUBLISH_PORT: String(ports.mcp),
+      TOOLHUB_CONSOLE_PUBLISH_PORT: String(ports.console),
     });
     t = Date.now();
     await project.up();
