@@ -1,6 +1,6 @@
 /** adapter-cloud as its own process: HTTP APIs described by OpenAPI 3 documents, served on NATS. */
 import { serveAdapter } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsStatusLogger } from '@toolhub/bus';
 import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -16,10 +16,10 @@ async function main(): Promise<void> {
   const adapter = await createCloudAdapter(loadCloudConfig(config.configFile ?? defaultConfigPath()), { logger: log, env: process.env });
   for (const problem of adapter.problems) log.warn({ problem }, 'cloud adapter start-up problem');
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: natsStatusLogger(log) });
   const service = await serveAdapter(bus, adapter, { logger: log });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
-  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
+  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, bus, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

@@ -1,6 +1,6 @@
 /** adapter-local as its own process: TypeScript tools served on NATS under provider `local`. */
 import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsStatusLogger } from '@toolhub/bus';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -15,14 +15,14 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'adapter-local', level: config.logLevel });
   mkdirSync(config.root, { recursive: true });
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: natsStatusLogger(log) });
   // CPU-heavy tools run on worker threads, each call bounded by its deadline (warm: no start-up on the first calls).
   const toolPool = ToolWorkerPool.create();
   toolPool.warm();
   const catalog = staticCatalog('local', createLocalTools({ root: config.root, maxRootBytes: config.maxRootBytes, maxRootFiles: config.maxRootFiles, toolPool }));
   const service = await serveAdapter(bus, { provider: 'local', ...catalog }, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   log.info({ provider: 'local', instanceId: service.instanceId, tools: catalog.tools.size, root: config.root }, 'adapter-local ready');
-  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: adapterReadiness(bus, 'local'), metrics: (r) => registerAdapterMetrics(r, service) });
+  const ops = await startOps({ app: 'adapter-local', config, logger: log, bus, readiness: adapterReadiness(bus, 'local'), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

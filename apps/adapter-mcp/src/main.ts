@@ -1,6 +1,6 @@
 /** adapter-mcp as its own process: the tools of configured MCP servers, served on NATS. */
 import { type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsStatusLogger } from '@toolhub/bus';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig } from '@toolhub/mcp-adapter';
 import { adapterReadiness, registerAdapterMetrics, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'adapter-mcp', level: config.logLevel });
   const mcpConfig = loadMcpConfig(config.configFile ?? defaultConfigPath());
   // Adapters publish no events: the stream is the dispatcher's and registry's (their NATS users may manage it).
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: natsStatusLogger(log) });
   // The adapter reports catalog changes before it is served; announce them once the service exists.
   const served: { service?: AdapterService } = {};
   const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const service = await serveAdapter(bus, adapter, { logger: log });
   served.service = service;
   log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
-  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
+  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, bus, readiness: adapterReadiness(bus, adapter.provider), metrics: (r) => registerAdapterMetrics(r, service) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'adapter', run: () => service.close() },

@@ -1,5 +1,5 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsStatusLogger } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const bus = await NatsBus.connect({
     servers: config.natsUrl.split(','),
     name: 'toolhub-dispatcher',
-    onStatus: (status) => log.info({ status }, 'nats status'),
+    onStatus: natsStatusLogger(log),
   });
   let cache: Cache = new MemoryCache();
   if (config.redisUrl) {
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     deps: { grants: security.grants, cache, logger: log },
   });
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
-  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
+  const ops = await startOps({ app: 'dispatcher', config, logger: log, bus, readiness: dispatcherReadiness(bus), metrics: (r) => registerDispatcherMetrics(r, running.dispatcher) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'grpc', run: () => running.close() },

@@ -1,5 +1,5 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
-import { NatsBus } from '@toolhub/bus';
+import { NatsBus, natsStatusLogger } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchOptions, startAdminServer } from '@toolhub/registry-core';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   // Fail closed before connecting anywhere: a reachable API must check credentials.
   assertSafeBind('The registry admin API', config.adminHost, security.authenticator.enabled, security.allowUnauthenticated);
   const store = await MongoRegistryStore.connect({ url: config.mongoUrl, dbName: config.mongoDb, statsFlushMs: config.statsFlushMs });
-  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') });
+  const bus = await NatsBus.connect({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: natsStatusLogger(log) });
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {
     host: config.adminHost,
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}`);
-  const ops = await startOps({ app: 'registry', config, logger: log, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
+  const ops = await startOps({ app: 'registry', config, logger: log, bus, readiness: registryReadiness(registry, store), metrics: (r) => registerRegistryMetrics(r, registry) });
   onShutdown(log, [
     { name: 'ops', run: () => ops.close() },
     { name: 'admin', run: () => admin.close() },

@@ -23,5 +23,6 @@ export { BusError, type BusErrorCode, isBusError } from './errors';
 export type { HandlerErrorCallback, HandlerErrorContext } from './handler-error';
 export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
 export { NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
+export { natsStatusLogger, type NatsStatusLogger, permissionViolationOf } from './nats-status-log';
 export { inboxPrefixOf, natsAuthorizationConfig, natsPermissions, type NatsServiceRole, type NatsServiceUser } from './nats-permissions';
 export { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';
