@@ -1,5 +1,6 @@
 /** adapter-cloud as its own process: HTTP APIs described by OpenAPI 3 documents, served on NATS. */
 import { serveAdapter } from '@toolhub/adapter-sdk';
+import { natsStatusLogger } from '@toolhub/bus';
 import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -18,8 +19,8 @@ async function main(): Promise<void> {
   // Health and metrics answer from the start: live, not ready until NATS answers (started before
   // NATS, the adapter waits for it instead of exiting).
   const startup = new StartupProgress();
-  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: [startup.check], bus: startup });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: natsStatusLogger(log) }, startup, log);
   const service = await serveAdapter(bus, adapter, { logger: log });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
   registerAdapterMetrics(ops.registry, service);

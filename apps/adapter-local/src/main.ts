@@ -1,5 +1,6 @@
 /** adapter-local as its own process: TypeScript tools served on NATS under provider `local`. */
 import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
+import { natsStatusLogger } from '@toolhub/bus';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -17,8 +18,8 @@ async function main(): Promise<void> {
   // Health and metrics answer from the start: live, not ready until NATS answers (started before
   // NATS, the adapter waits for it instead of exiting).
   const startup = new StartupProgress();
-  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const ops = await startOps({ app: 'adapter-local', config, logger: log, readiness: [startup.check], bus: startup });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-local', ensureStream: false, onStatus: natsStatusLogger(log) }, startup, log);
   // CPU-heavy tools run on worker threads, each call bounded by its deadline (warm: no start-up on the first calls).
   const toolPool = ToolWorkerPool.create();
   toolPool.warm();

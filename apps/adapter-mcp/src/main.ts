@@ -1,5 +1,6 @@
 /** adapter-mcp as its own process: the tools of configured MCP servers, served on NATS. */
 import { type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
+import { natsStatusLogger } from '@toolhub/bus';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig } from '@toolhub/mcp-adapter';
 import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -16,8 +17,8 @@ async function main(): Promise<void> {
   // Health and metrics answer from the start: live, not ready until NATS answers (started before
   // NATS, the adapter waits for it instead of exiting).
   const startup = new StartupProgress();
-  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const ops = await startOps({ app: 'adapter-mcp', config, logger: log, readiness: [startup.check], bus: startup });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-mcp', ensureStream: false, onStatus: natsStatusLogger(log) }, startup, log);
   // The adapter reports catalog changes before it is served; announce them once the service exists.
   const served: { service?: AdapterService } = {};
   const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });

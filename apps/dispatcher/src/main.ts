@@ -1,4 +1,5 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
+import { natsStatusLogger } from '@toolhub/bus';
 import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
@@ -32,8 +33,8 @@ async function main(): Promise<void> {
   // Health and metrics answer from the start: live, not ready until NATS answers (a dispatcher
   // started before NATS waits for it instead of exiting; its outbox stays where it is meanwhile).
   const startup = new StartupProgress();
-  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', requestsPerTurn: config.adapterRequestsPerTurn, onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const ops = await startOps({ app: 'dispatcher', config, logger: log, readiness: [startup.check], bus: startup });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-dispatcher', requestsPerTurn: config.adapterRequestsPerTurn, onStatus: natsStatusLogger(log) }, startup, log);
   let cache: Cache = new MemoryCache();
   if (config.redisUrl) {
     // Redis down is not fatal: the cache reports it (once per change) and the dispatcher serves uncached.

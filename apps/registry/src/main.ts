@@ -1,4 +1,5 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
+import { natsStatusLogger } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
@@ -21,8 +22,8 @@ async function main(): Promise<void> {
   // Health and metrics answer from the start: live, not ready until NATS answers (started before
   // NATS, the registry waits for it instead of exiting).
   const startup = new StartupProgress();
-  const ops = await startOps({ app: 'registry', config, logger: log, readiness: [startup.check] });
-  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: (status) => log.info({ status }, 'nats status') }, startup, log);
+  const ops = await startOps({ app: 'registry', config, logger: log, readiness: [startup.check], bus: startup });
+  const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: natsStatusLogger(log) }, startup, log);
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
   const admin = await startAdminServer(registry, {
     host: config.adminHost,

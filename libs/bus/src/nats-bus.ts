@@ -280,6 +280,7 @@ export class NatsBus implements Bus {
   private closing: Promise<void> | undefined;
   private readonly flush: RequestFlush;
   private state: BusConnection;
+  private violations = 0;
   private readonly requests: NatsRequests;
 
   private constructor(
@@ -343,6 +344,11 @@ export class NatsBus implements Bus {
   }
 
   /** The server's `max_payload` (it may change after a reconnect to another server). */
+  /** Publishes and subscriptions the server refused for this connection's user (permission violations), since connect. */
+  get permissionViolations(): number {
+    return this.violations;
+  }
+
   get maxPayload(): number {
     return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
@@ -512,9 +518,10 @@ export class NatsBus implements Bus {
         this.state = { connected: false, detail: `disconnected from NATS (${'server' in s ? String(s.server) : 'server'}) since ${new Date(now).toISOString()}; reconnecting`, sinceUnixMs: now };
       } else if (s.type === 'reconnect') {
         this.state = { connected: true, detail: `connected to ${this.nc.getServer()} (reconnected ${new Date(now).toISOString()})`, sinceUnixMs: now };
-      } else if (s.type === 'error' && s.error instanceof PermissionViolationError && s.error.operation === 'publish') {
+      } else if (s.type === 'error' && s.error instanceof PermissionViolationError) {
+        this.violations++;
         // A request the server refused to route: fail it now instead of at its timeout.
-        this.requests.failSubject(s.error.subject, s.error);
+        if (s.error.operation === 'publish') this.requests.failSubject(s.error.subject, s.error);
       }
       try {
         this.options.onStatus(toStatus(s));

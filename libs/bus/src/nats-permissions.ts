@@ -42,12 +42,16 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
     case 'admin':
       return { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } };
     case 'dispatcher':
-      // Everything ToolHub: it calls every adapter, publishes tool.called, uses JetStream.
-      return { publish: { allow: [`${R}.>`, '$JS.API.>', '_INBOX.>', inbox] }, subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] } };
+      // Everything ToolHub: it calls every adapter, publishes tool.called, uses JetStream. It
+      // answers no requests, so it may not publish into other clients' inboxes.
+      return { publish: { allow: [`${R}.>`, '$JS.API.>', inbox] }, subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] } };
     case 'registry':
       return {
-        publish: { allow: [`${R}.>`, '$JS.API.>', '$JS.ACK.>', '_INBOX.>', inbox], deny: [CALLED] },
+        publish: { allow: [`${R}.>`, '$JS.API.>', '$JS.ACK.>', inbox], deny: [CALLED] },
         subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] },
+        // It answers requests (info, search, preload, status) from dispatchers, whose replies go
+        // to `_INBOX_<dispatcher user>.…`: one reply per request received, to any requester.
+        allow_responses: true,
       };
     case 'adapter': {
       const p = u.provider;

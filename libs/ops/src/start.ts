@@ -3,7 +3,7 @@
  * liveness apart), Prometheus metrics over HTTP, and gRPC call latency from `@toolhub/grpc-edge`.
  */
 import { observeRpcs } from '@toolhub/grpc-edge';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 import type { OpsConfig } from './config';
 import { type RunningHealthServer, startHealthServer } from './health-server';
@@ -26,6 +26,8 @@ export interface OpsOptions {
   logger?: Logger;
   /** @default 5000 */
   readinessIntervalMs?: number;
+  /** The app's NATS bus: its refused publishes/subscriptions become `toolhub_nats_permission_violations_total`. */
+  bus?: { readonly permissionViolations?: number };
 }
 
 export interface RunningOps {
@@ -65,6 +67,18 @@ export async function startOps(options: OpsOptions): Promise<RunningOps> {
     }
     child.observe(seconds);
   });
+  const bus = options.bus;
+  if (bus && bus.permissionViolations !== undefined) {
+    new Counter({
+      name: 'toolhub_nats_permission_violations_total',
+      help: 'Publishes and subscriptions the NATS server refused for this service\'s user (each one is also logged at error); anything above 0 is a mis-configured permission',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(bus.permissionViolations ?? 0);
+      },
+    });
+  }
   options.metrics?.(registry);
 
   const health = config.healthPort >= 0 ? await startHealthServer(config.opsHost, config.healthPort) : undefined;

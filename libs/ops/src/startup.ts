@@ -9,6 +9,17 @@ import type { ReadinessCheck } from './readiness';
 
 export class StartupProgress {
   private waitingFor: string | undefined = 'starting';
+  private bus: { readonly permissionViolations?: number } | undefined;
+
+  /** The connected bus's refused publishes/subscriptions (0 before it connects): pass this object as startOps' `bus`. */
+  get permissionViolations(): number {
+    return this.bus?.permissionViolations ?? 0;
+  }
+
+  /** The bus start-up connected (see {@link connectNatsForStartup}). */
+  connected(bus: { readonly permissionViolations?: number }): void {
+    this.bus = bus;
+  }
 
   /** The readiness check to put first in the app's list. */
   readonly check: ReadinessCheck = {
@@ -37,11 +48,13 @@ interface WarnLogger {
  * Connects to NATS for an app's start-up, retrying until it answers (see
  * `connectNatsBusWithRetry`): each failed attempt is a warning and what readiness reports meanwhile.
  */
-export function connectNatsForStartup(options: NatsBusOptions, startup: StartupProgress, log: WarnLogger): Promise<NatsBus> {
-  return connectNatsBusWithRetry(options, {
+export async function connectNatsForStartup(options: NatsBusOptions, startup: StartupProgress, log: WarnLogger): Promise<NatsBus> {
+  const bus = await connectNatsBusWithRetry(options, {
     onRetry: (attempt, err, waitMs) => {
       startup.waiting(`waiting for NATS: ${err.message} (attempt ${attempt}; next in ${waitMs} ms)`);
       log.warn({ attempt, waitMs, err: err.message }, 'NATS not reachable yet; not ready, retrying');
     },
   });
+  startup.connected(bus);
+  return bus;
 }

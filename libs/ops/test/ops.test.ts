@@ -50,6 +50,18 @@ describe('operations endpoints', () => {
     }
   }, 10_000);
 
+  it('counts the NATS permission violations of the app\'s bus as a metric', async () => {
+    const bus = { permissionViolations: 0 };
+    const ops = await startOps({ app: 'nats-user', config: { ...ports, healthPort: -1 }, readiness: [], bus });
+    try {
+      expect(await (await fetch(ops.metrics!.url)).text()).toMatch(/^toolhub_nats_permission_violations_total\{app="nats-user"\} 0$/m);
+      bus.permissionViolations = 3;
+      expect(await (await fetch(ops.metrics!.url)).text()).toMatch(/^toolhub_nats_permission_violations_total\{app="nats-user"\} 3$/m);
+    } finally {
+      await ops.close();
+    }
+  });
+
   it('turns not ready on close, before the servers stop', async () => {
     const ops = await startOps({ app: 'closing', config: ports, readiness: [] });
     expect(ops.readiness.state.ready).toBe(true);

@@ -21,6 +21,8 @@ export interface NatsServerOptions {
    * @default none (no auth)
    */
   config?: string;
+  /** Environment of nats-server, e.g. the `$NATS_<USER>_PASSWORD` variables a config file reads. */
+  env?: Record<string, string>;
 }
 
 /** A running (or stopped, restartable) nats-server. */
@@ -57,6 +59,7 @@ async function launch(port: number, storeDir: string, options: NatsServerOptions
     readyPattern: /Server is ready/,
     timeoutMs: options.timeoutMs ?? 20_000,
     installHint: INSTALL_HINT,
+    ...(options.env ? { env: options.env } : {}),
   });
   await waitForPort(port, options.timeoutMs ?? 20_000);
   return proc;
