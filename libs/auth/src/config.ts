@@ -45,6 +45,13 @@ export interface AuthSettings {
   tlsClientCa?: string;
 }
 
+/** The log of {@link edgeSecurityFrom}: pino's methods. `error` is used when one is given (a refused key file). */
+export interface EdgeLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  error?(obj: object, msg: string): void;
+}
+
 /** What an app passes to its gRPC server(s). */
 export interface EdgeSecurity {
   authenticator: Authenticator;
@@ -60,7 +67,7 @@ export interface EdgeSecurity {
  * Builds the authenticator, grants and TLS settings from config.
  * @throws AuthConfigError on an incomplete combination (naming the variables) or an unreadable file
  */
-export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }): EdgeSecurity {
+export function edgeSecurityFrom(s: AuthSettings, log?: EdgeLog): EdgeSecurity {
   const jwtParts = [s.authJwtIssuer, s.authJwtAudience, s.authJwtJwks];
   if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
     throw new AuthConfigError('bad_jwt_config', 'JWT auth needs all three of TOOLHUB_AUTH_JWT_ISSUER, TOOLHUB_AUTH_JWT_AUDIENCE and TOOLHUB_AUTH_JWT_JWKS.');
@@ -68,7 +75,8 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
   if (Boolean(s.tlsCert) !== Boolean(s.tlsKey)) throw new AuthConfigError('bad_tls_config', 'TLS needs both TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.tlsClientCa && !s.tlsCert) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_TLS_CLIENT_CA (mTLS) needs TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.authMtlsSubjects && !s.tlsClientCa) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_AUTH_MTLS_SUBJECTS needs TOOLHUB_TLS_CLIENT_CA, so only certificates of that CA are trusted.');
-  const keysLog = reloadLog(log, 'API key file unreadable; keeping the previous keys');
+  // A refused key file is an error, not a warning: a revocation the operator wrote is not in force.
+  const keysLog = reloadLog(log?.error ? { warn: log.error.bind(log) } : log, 'API key file refused; keeping the previous keys');
   const grantsLog = reloadLog(log, 'grants file unreadable; keeping the previous grants');
   const tlsLog = reloadLog(log, 'TLS files changed but cannot be used; keeping the certificates in force');
   const authenticator = Authenticator.create({

@@ -5,4 +5,4 @@ export { AuthConfigError, unauthenticated } from './errors';
 export { DEFAULT_GRANTS, type GrantRule, Grants, type GrantsConfig, type GrantsFileOptions, type ToolRef, type ToolView, UNRESTRICTED_VIEW } from './grants';
 export { type JwtOptions, JwtVerifier } from './jwt';
 export { type AuthMethod, callerLabel, hasRole, isRole, limitKey, LOCAL_PRINCIPAL, type Principal, type Role, ROLES } from './principal';
-export { authConfigFields, type AuthSettings, type EdgeSecurity, edgeSecurityFrom, natsAuthConfigFields } from './config';
+export { authConfigFields, type AuthSettings, type EdgeLog, type EdgeSecurity, edgeSecurityFrom, natsAuthConfigFields } from './config';

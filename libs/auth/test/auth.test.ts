@@ -49,6 +49,39 @@ describe('API keys', () => {
     write([{ name: 'a', sha256: 'plaintext', roles: ['agent'] }]);
     expect(() => ApiKeyStore.load(file)).toThrow(/sha256 must be the 64-character/);
   });
+
+  it('fails closed: an unknown field, a wrong type or a key hash listed twice refuses the whole file, naming the entry and field', () => {
+    const ok = { name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] };
+    write([ok, { name: 'b', sha256: hashApiKey('k2'), roles: ['admin'], revoked: 'true' }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("b"\)\.revoked must be true or false/);
+    write([ok, { name: 'b', sha256: hashApiKey('k2'), roles: ['agent'], revokd: true }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("b"\) has an unknown field "revokd"/);
+    write([{ ...ok, name: 'first', revoked: true }, { ...ok, name: 'second' }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("second"\)\.sha256 is the same key as .*keys\[0\] \("first"\)/);
+    write(['just-a-string']);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[0\] must be an object/);
+  });
+
+  it('a key hash listed in two files of a Secret directory refuses the directory', () => {
+    const secret = mkdtempSync(join(dir, 'secret-'));
+    writeFileSync(join(secret, 'a.json'), JSON.stringify({ keys: [{ name: 'a', sha256: hashApiKey('dup'), roles: ['agent'], revoked: true }] }));
+    writeFileSync(join(secret, 'b.json'), JSON.stringify({ keys: [{ name: 'b', sha256: hashApiKey('dup'), roles: ['admin'] }] }));
+    expect(() => ApiKeyStore.load(secret)).toThrow(/b\.json keys\[0\] \("b"\)\.sha256 is the same key as .*a\.json keys\[0\] \("a"\)/);
+  });
+
+  it('on reload a bad file keeps the last good keys in force and the apps log it as an error', () => {
+    write([{ name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] }, { name: 'old', sha256: hashApiKey('k-old'), roles: ['admin'], revoked: true }]);
+    const errors: string[] = [];
+    const security = edgeSecurityFrom({ authApiKeys: file, allowUnauthenticated: false, authJwtRolesClaim: 'roles' }, { warn: () => undefined, info: () => undefined, error: (o, m) => errors.push(`${m}: ${(o as { err: string }).err}`) });
+    const store = (security.authenticator as unknown as { keys: ApiKeyStore }).keys;
+    write([{ name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] }, { name: 'old', sha256: hashApiKey('k-old'), roles: ['admin'], revoked: 'false' }]);
+    expect(store.reload()).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/API key file refused; keeping the previous keys: .*keys\[1\] \("old"\)\.revoked must be true or false/);
+    expect(() => store.authenticate('k-old')).toThrow(/"old" was revoked/);
+    expect(store.authenticate('k1').id).toBe('key:a');
+    security.authenticator.close();
+  });
 });
 
 describe('JWT', () => {
