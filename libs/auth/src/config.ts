@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Authenticator } from './authenticator';
 import { AuthConfigError } from './errors';
 import { Grants } from './grants';
+import { parseMaxAge } from './jwt';
 
 /** Config fields for `defineConfig` (spread them into an app's spec). */
 export function authConfigFields() {
@@ -17,6 +18,11 @@ export function authConfigFields() {
     authJwtAudience: { env: 'TOOLHUB_AUTH_JWT_AUDIENCE', schema: z.string().optional(), description: 'JWT bearer tokens: required aud' },
     authJwtJwks: { env: 'TOOLHUB_AUTH_JWT_JWKS', schema: z.string().optional(), description: 'JWT signing keys: a JWKS file (re-read on change) or an https URL' },
     authJwtRolesClaim: { env: 'TOOLHUB_AUTH_JWT_ROLES_CLAIM', schema: z.string().min(1).default('roles'), description: 'JWT claim listing the roles (agent, operator, admin)' },
+    authJwtMaxAge: {
+      env: 'TOOLHUB_AUTH_JWT_MAX_AGE',
+      schema: z.string().default('24h'),
+      description: 'JWT bearer tokens: oldest accepted token, counted from its iat (seconds, or 30m, 24h, 7d); tokens without exp or iat are refused',
+    },
     authMtlsSubjects: { env: 'TOOLHUB_AUTH_MTLS_SUBJECTS', schema: z.string().optional(), description: 'mTLS identities: JSON file {"<certificate CN>": ["agent"]}; needs TOOLHUB_TLS_CLIENT_CA' },
     authGrants: { env: 'TOOLHUB_AUTH_GRANTS', schema: z.string().optional(), description: 'Tool grants: JSON file {"roles": {"agent": {"allow": ["local:*"], "deny": []}}, "principals": {...}}; default: every role sees every tool; re-read on change' },
     allowUnauthenticated: {
@@ -37,6 +43,8 @@ export interface AuthSettings {
   authJwtAudience?: string;
   authJwtJwks?: string;
   authJwtRolesClaim: string;
+  /** @default '24h' */
+  authJwtMaxAge?: string;
   authMtlsSubjects?: string;
   authGrants?: string;
   allowUnauthenticated: boolean;
@@ -88,7 +96,9 @@ export function edgeSecurityFrom(s: AuthSettings, log?: EdgeLog): EdgeSecurity {
       },
       onReloadError: keysLog.failed,
     },
-    jwt: s.authJwtIssuer ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim } : undefined,
+    jwt: s.authJwtIssuer
+      ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim, maxAgeSec: parseMaxAge(s.authJwtMaxAge ?? '24h') }
+      : undefined,
     mtlsSubjectsPath: s.authMtlsSubjects,
   });
   const grants = s.authGrants
