@@ -13,8 +13,11 @@ RUN npm install --no-audit --no-fund && node scripts/build.mjs apps/${APP} src/m
 # Plain `node` on the bundle (no TypeScript loader, no npm wrapper): one process per container, signals reach it directly.
 FROM node:20-bookworm-slim AS runtime
 ARG APP
+# Health and /metrics listen on the container's interfaces for the probes and Prometheus; they have no
+# auth, so the apps refuse 0.0.0.0 without the explicit TOOLHUB_OPS_PUBLIC opt-in set here.
 ENV NODE_ENV=production \
     TOOLHUB_OPS_HOST=0.0.0.0 \
+    TOOLHUB_OPS_PUBLIC=true \
     TOOLHUB_HEALTH_PORT=9090 \
     TOOLHUB_METRICS_PORT=9091
 WORKDIR /app
