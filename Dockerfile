@@ -24,8 +24,11 @@ RUN --mount=type=secret,id=ca,required=false \
 # Runtime stage: production dependencies, the bundle, and the libs' default config files.
 # Plain `node` on the bundle (no TypeScript loader, no npm wrapper): one process per container, signals reach it directly.
 FROM ${BASE_IMAGE} AS runtime
+# Health and /metrics listen on the container's interfaces for the probes and Prometheus; they have no
+# auth, so the apps refuse 0.0.0.0 without the explicit TOOLHUB_OPS_PUBLIC opt-in set here.
 ENV NODE_ENV=production \
     TOOLHUB_OPS_HOST=0.0.0.0 \
+    TOOLHUB_OPS_PUBLIC=true \
     TOOLHUB_HEALTH_PORT=9090 \
     TOOLHUB_METRICS_PORT=9091
 WORKDIR /app

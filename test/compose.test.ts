@@ -67,7 +67,8 @@ describe('docker-compose.yml', () => {
 
   it.each(apps)('serves the health and metrics ports of app %s on all interfaces, as the image checks them', (app) => {
     const env = compose.services[app]?.environment ?? {};
-    expect({ host: env['TOOLHUB_OPS_HOST'], health: env['TOOLHUB_HEALTH_PORT'], metrics: env['TOOLHUB_METRICS_PORT'] }).toEqual({ host: '0.0.0.0', health: '9090', metrics: '9091' });
+    // 0.0.0.0 needs the explicit opt-in, or the apps refuse to start (the ops endpoints have no auth).
+    expect({ host: env['TOOLHUB_OPS_HOST'], public: env['TOOLHUB_OPS_PUBLIC'], health: env['TOOLHUB_HEALTH_PORT'], metrics: env['TOOLHUB_METRICS_PORT'] }).toEqual({ host: '0.0.0.0', public: 'true', health: '9090', metrics: '9091' });
   });
 });
 
@@ -84,6 +85,11 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/^CMD \["node", .*"dist\/main\.js"\]$/m);
     expect(dockerfile).not.toMatch(/\btsx\b/);
+  });
+
+  it('opts into the public ops host it sets (the apps refuse 0.0.0.0 without TOOLHUB_OPS_PUBLIC)', () => {
+    expect(runtime).toMatch(/TOOLHUB_OPS_HOST=0\.0\.0\.0/);
+    expect(runtime).toMatch(/TOOLHUB_OPS_PUBLIC=true/);
   });
 
   it('declares a HEALTHCHECK against the readiness endpoint on the metrics port it sets', () => {

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   );
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] }));
-  const token = await new SignJWT({ roles: ['operator'] }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer('https://idp.bench').setSubject('bench').setAudience('toolhub').setExpirationTime('2h').sign(privateKey);
+  const token = await new SignJWT({ roles: ['operator'] }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer('https://idp.bench').setSubject('bench').setAudience('toolhub').setIssuedAt().setExpirationTime('2h').sign(privateKey);
 
   const bus = new InProcessBus();
   const adapter = await serveAdapter(bus, {

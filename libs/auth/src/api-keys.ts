@@ -31,6 +31,12 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+const KEY_FIELDS = new Set(['name', 'sha256', 'roles', 'revoked']);
+
+/**
+ * Parses one key file strictly: an unknown field (a misspelt `revokd`) or a wrong type (`"revoked": "true"`)
+ * refuses the whole file, because reading such an entry leniently would grant what the operator meant to take away.
+ */
 function parseEntries(text: string, source: string): ApiKeyEntry[] {
   let doc: unknown;
   try {
@@ -41,11 +47,15 @@ function parseEntries(text: string, source: string): ApiKeyEntry[] {
   const list = Array.isArray(doc) ? doc : (doc as { keys?: unknown })?.keys;
   if (!Array.isArray(list)) throw new AuthConfigError('bad_key_file', `${source} must hold {"keys": [{"name", "sha256", "roles"}]}`);
   return list.map((raw: unknown, i) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AuthConfigError('bad_key_file', `${source} keys[${i}] must be an object {"name", "sha256", "roles", "revoked"?}`);
     const e = raw as Partial<ApiKeyEntry>;
-    const where = `${source} keys[${i}]`;
+    const where = `${source} keys[${i}]${typeof e.name === 'string' ? ` (${JSON.stringify(e.name.slice(0, 128))})` : ''}`;
+    const unknown = Object.keys(raw).find((k) => !KEY_FIELDS.has(k));
+    if (unknown !== undefined) throw new AuthConfigError('bad_key_file', `${where} has an unknown field ${JSON.stringify(unknown)}; an entry holds only name, sha256, roles and revoked`);
     if (typeof e.name !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(e.name)) throw new AuthConfigError('bad_key_file', `${where}.name must be 1-128 characters of A-Z a-z 0-9 . _ @ -`);
     if (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256)) throw new AuthConfigError('bad_key_file', `${where}.sha256 must be the 64-character lowercase hex SHA-256 of the key (printf %s "$KEY" | sha256sum)`);
     if (!Array.isArray(e.roles) || e.roles.length === 0 || !e.roles.every(isRole)) throw new AuthConfigError('bad_key_file', `${where}.roles must list one or more of agent, operator, admin`);
+    if (e.revoked !== undefined && typeof e.revoked !== 'boolean') throw new AuthConfigError('bad_key_file', `${where}.revoked must be true or false (a JSON boolean, not ${JSON.stringify(e.revoked)})`);
     return { name: e.name, sha256: e.sha256, roles: e.roles, revoked: e.revoked === true };
   });
 }
@@ -61,10 +71,18 @@ function readSource(path: string): FileContent<ApiKeyEntry[]> {
     : [path];
   let text = '';
   const entries: ApiKeyEntry[] = [];
+  // A key listed twice (say revoked once, live once) has no safe reading: refuse rather than pick one.
+  const seen = new Map<string, string>();
   for (const f of files) {
     const t = readFileSync(f, 'utf8');
     text += `${f}\n${t}\n`;
-    entries.push(...parseEntries(t, f));
+    parseEntries(t, f).forEach((e, i) => {
+      const where = `${f} keys[${i}] (${JSON.stringify(e.name)})`;
+      const first = seen.get(e.sha256);
+      if (first) throw new AuthConfigError('bad_key_file', `${where}.sha256 is the same key as ${first}; list each key once (remove one, or give the second its own key)`);
+      seen.set(e.sha256, where);
+      entries.push(e);
+    });
   }
   return { text, value: entries };
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Authenticator } from './authenticator';
 import { AuthConfigError } from './errors';
 import { Grants } from './grants';
+import { parseMaxAge } from './jwt';
 
 /** Config fields for `defineConfig` (spread them into an app's spec). */
 export function authConfigFields() {
@@ -17,6 +18,11 @@ export function authConfigFields() {
     authJwtAudience: { env: 'TOOLHUB_AUTH_JWT_AUDIENCE', schema: z.string().optional(), description: 'JWT bearer tokens: required aud' },
     authJwtJwks: { env: 'TOOLHUB_AUTH_JWT_JWKS', schema: z.string().optional(), description: 'JWT signing keys: a JWKS file (re-read on change) or an https URL' },
     authJwtRolesClaim: { env: 'TOOLHUB_AUTH_JWT_ROLES_CLAIM', schema: z.string().min(1).default('roles'), description: 'JWT claim listing the roles (agent, operator, admin)' },
+    authJwtMaxAge: {
+      env: 'TOOLHUB_AUTH_JWT_MAX_AGE',
+      schema: z.string().default('24h'),
+      description: 'JWT bearer tokens: oldest accepted token, counted from its iat (seconds, or 30m, 24h, 7d); tokens without exp or iat are refused',
+    },
     authMtlsSubjects: { env: 'TOOLHUB_AUTH_MTLS_SUBJECTS', schema: z.string().optional(), description: 'mTLS identities: JSON file {"<certificate CN>": ["agent"]}; needs TOOLHUB_TLS_CLIENT_CA' },
     authGrants: { env: 'TOOLHUB_AUTH_GRANTS', schema: z.string().optional(), description: 'Tool grants: JSON file {"roles": {"agent": {"allow": ["local:*"], "deny": []}}, "principals": {...}}; default: every role sees every tool; re-read on change' },
     allowUnauthenticated: {
@@ -37,12 +43,21 @@ export interface AuthSettings {
   authJwtAudience?: string;
   authJwtJwks?: string;
   authJwtRolesClaim: string;
+  /** @default '24h' */
+  authJwtMaxAge?: string;
   authMtlsSubjects?: string;
   authGrants?: string;
   allowUnauthenticated: boolean;
   tlsCert?: string;
   tlsKey?: string;
   tlsClientCa?: string;
+}
+
+/** The log of {@link edgeSecurityFrom}: pino's methods. `error` is used when one is given (a refused key file). */
+export interface EdgeLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  error?(obj: object, msg: string): void;
 }
 
 /** What an app passes to its gRPC server(s). */
@@ -60,7 +75,7 @@ export interface EdgeSecurity {
  * Builds the authenticator, grants and TLS settings from config.
  * @throws AuthConfigError on an incomplete combination (naming the variables) or an unreadable file
  */
-export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }): EdgeSecurity {
+export function edgeSecurityFrom(s: AuthSettings, log?: EdgeLog): EdgeSecurity {
   const jwtParts = [s.authJwtIssuer, s.authJwtAudience, s.authJwtJwks];
   if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
     throw new AuthConfigError('bad_jwt_config', 'JWT auth needs all three of TOOLHUB_AUTH_JWT_ISSUER, TOOLHUB_AUTH_JWT_AUDIENCE and TOOLHUB_AUTH_JWT_JWKS.');
@@ -68,7 +83,8 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
   if (Boolean(s.tlsCert) !== Boolean(s.tlsKey)) throw new AuthConfigError('bad_tls_config', 'TLS needs both TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.tlsClientCa && !s.tlsCert) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_TLS_CLIENT_CA (mTLS) needs TOOLHUB_TLS_CERT and TOOLHUB_TLS_KEY.');
   if (s.authMtlsSubjects && !s.tlsClientCa) throw new AuthConfigError('bad_tls_config', 'TOOLHUB_AUTH_MTLS_SUBJECTS needs TOOLHUB_TLS_CLIENT_CA, so only certificates of that CA are trusted.');
-  const keysLog = reloadLog(log, 'API key file unreadable; keeping the previous keys');
+  // A refused key file is an error, not a warning: a revocation the operator wrote is not in force.
+  const keysLog = reloadLog(log?.error ? { warn: log.error.bind(log) } : log, 'API key file refused; keeping the previous keys');
   const grantsLog = reloadLog(log, 'grants file unreadable; keeping the previous grants');
   const tlsLog = reloadLog(log, 'TLS files changed but cannot be used; keeping the certificates in force');
   const authenticator = Authenticator.create({
@@ -80,7 +96,9 @@ export function edgeSecurityFrom(s: AuthSettings, log?: { warn(obj: object, msg:
       },
       onReloadError: keysLog.failed,
     },
-    jwt: s.authJwtIssuer ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim } : undefined,
+    jwt: s.authJwtIssuer
+      ? { issuer: s.authJwtIssuer, audience: s.authJwtAudience!, jwks: s.authJwtJwks!, rolesClaim: s.authJwtRolesClaim, maxAgeSec: parseMaxAge(s.authJwtMaxAge ?? '24h') }
+      : undefined,
     mtlsSubjectsPath: s.authMtlsSubjects,
   });
   const grants = s.authGrants

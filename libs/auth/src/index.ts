@@ -3,6 +3,6 @@ export { type ApiKeyEntry, ApiKeyStore, type ApiKeyStoreOptions, hashApiKey } fr
 export { Authenticator, type AuthenticatorOptions, type Credentials } from './authenticator';
 export { AuthConfigError, unauthenticated } from './errors';
 export { DEFAULT_GRANTS, type GrantRule, Grants, type GrantsConfig, type GrantsFileOptions, type ToolRef, type ToolView, UNRESTRICTED_VIEW } from './grants';
-export { type JwtOptions, JwtVerifier } from './jwt';
+export { DEFAULT_MAX_AGE_SEC, type JwtOptions, JwtVerifier, parseMaxAge } from './jwt';
 export { type AuthMethod, callerLabel, hasRole, isRole, limitKey, LOCAL_PRINCIPAL, type Principal, type Role, ROLES } from './principal';
-export { authConfigFields, type AuthSettings, type EdgeSecurity, edgeSecurityFrom, natsAuthConfigFields } from './config';
+export { authConfigFields, type AuthSettings, type EdgeLog, type EdgeSecurity, edgeSecurityFrom, natsAuthConfigFields } from './config';

@@ -22,6 +22,11 @@ export interface JwtOptions {
   defaultRoles?: Role[];
   /** Accepted clock skew, seconds. @default 30 */
   clockToleranceSec?: number;
+  /**
+   * Oldest accepted token, seconds since its `iat` (so a token minted with a far `exp` still dies);
+   * `iat` is then required, and one further ahead than the clock tolerance is refused. @default 86400
+   */
+  maxAgeSec?: number;
   /** @default 2000 */
   reloadIntervalMs?: number;
   /**
@@ -37,6 +42,20 @@ interface Cached {
 }
 
 const MAX_CACHED = 10_000;
+
+/** Default of {@link JwtOptions.maxAgeSec}: 24 h. */
+export const DEFAULT_MAX_AGE_SEC = 86_400;
+
+/**
+ * A maximum token age from the environment: seconds (`3600`) or a number with s, m, h or d (`30m`, `24h`, `7d`).
+ * @throws AuthConfigError naming TOOLHUB_AUTH_JWT_MAX_AGE when it is neither, or zero
+ */
+export function parseMaxAge(text: string): number {
+  const m = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(text);
+  const sec = m ? Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'] : 0;
+  if (!(sec > 0)) throw new AuthConfigError('bad_jwt_config', `TOOLHUB_AUTH_JWT_MAX_AGE must be a positive number of seconds or a number with s, m, h or d (e.g. 24h); got ${JSON.stringify(text)}.`);
+  return sec;
+}
 
 /** Verifies bearer JWTs. Create with {@link JwtVerifier.create}; `close()` stops the file watch. */
 export class JwtVerifier {
@@ -54,7 +73,7 @@ export class JwtVerifier {
     for (const field of ['issuer', 'audience', 'jwks'] as const) {
       if (!options[field]) throw new AuthConfigError('bad_jwt_config', `JWT auth needs ${field} (TOOLHUB_AUTH_JWT_${field.toUpperCase()}).`);
     }
-    const v = new JwtVerifier({ rolesClaim: 'roles', defaultRoles: ['agent'], clockToleranceSec: 30, reloadIntervalMs: 2000, cacheMs: 60_000, ...options });
+    const v = new JwtVerifier({ rolesClaim: 'roles', defaultRoles: ['agent'], clockToleranceSec: 30, maxAgeSec: DEFAULT_MAX_AGE_SEC, reloadIntervalMs: 2000, cacheMs: 60_000, ...options });
     if (!/^https?:\/\//.test(options.jwks)) {
       v.timer = setInterval(() => {
         try {
@@ -80,15 +99,23 @@ export class JwtVerifier {
     const o = this.options;
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, { issuer: o.issuer, audience: o.audience, clockTolerance: o.clockToleranceSec }));
+      ({ payload } = await jwtVerify(token, this.keys, {
+        issuer: o.issuer,
+        audience: o.audience,
+        clockTolerance: o.clockToleranceSec,
+        // A token without exp would be good forever; maxTokenAge also requires iat and refuses one in the future.
+        requiredClaims: ['exp'],
+        maxTokenAge: o.maxAgeSec,
+      }));
     } catch (err) {
       throw unauthenticated(describe(err, o), err);
     }
     if (!payload.sub) throw unauthenticated('The JWT has no "sub" claim; ToolHub needs a subject to know who is calling.');
     const principal: Principal = { id: `jwt:${payload.iss ?? o.issuer}#${payload.sub}`, roles: rolesOf(payload[o.rolesClaim], o.defaultRoles), method: 'jwt' };
-    const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : now + o.cacheMs;
+    // exp and iat are checked numbers here (jose required them); the cache must not outlive either limit.
+    const until = Math.min((payload.exp as number) * 1000, ((payload.iat as number) + o.maxAgeSec) * 1000, now + o.cacheMs);
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(token, { principal, until: Math.min(exp, now + o.cacheMs) });
+    this.cache.set(token, { principal, until });
     return principal;
   }
 
@@ -129,8 +156,14 @@ function rolesOf(claim: unknown, fallback: Role[]): Role[] {
 }
 
 function describe(err: unknown, o: Required<JwtOptions>): string {
-  if (err instanceof joseErrors.JWTExpired) return 'The JWT has expired; get a new token and retry.';
+  if (err instanceof joseErrors.JWTExpired) {
+    if (err.claim === 'iat') return `The JWT was issued more than ${o.maxAgeSec} s ago (its "iat"); ToolHub refuses tokens older than that (TOOLHUB_AUTH_JWT_MAX_AGE) whatever their "exp". Get a new token and retry.`;
+    return 'The JWT has expired; get a new token and retry.';
+  }
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.reason === 'missing' && err.claim === 'exp') return 'The JWT has no "exp" claim; ToolHub accepts only tokens with an expiry. Ask the identity provider for a token with "exp".';
+    if (err.reason === 'missing' && err.claim === 'iat') return 'The JWT has no "iat" claim; ToolHub needs the issue time to enforce the maximum token age (TOOLHUB_AUTH_JWT_MAX_AGE).';
+    if (err.claim === 'iat') return `The JWT's "iat" is in the future (beyond the ${o.clockToleranceSec} s clock tolerance); check the identity provider's clock.`;
     if (err.claim === 'aud') return `The JWT is for another audience; ToolHub accepts tokens with aud "${o.audience}".`;
     if (err.claim === 'iss') return `The JWT was issued by someone ToolHub does not trust; it accepts iss "${o.issuer}".`;
     if (err.claim === 'nbf') return 'The JWT is not valid yet (nbf is in the future).';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ApiKeyStore, Authenticator, edgeSecurityFrom, Grants, hashApiKey, JwtVerifier, LOCAL_PRINCIPAL, type Principal } from '../src';
+import { ApiKeyStore, Authenticator, edgeSecurityFrom, Grants, hashApiKey, JwtVerifier, LOCAL_PRINCIPAL, parseMaxAge, type Principal } from '../src';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolhub-auth-'));
 
@@ -49,13 +49,49 @@ describe('API keys', () => {
     write([{ name: 'a', sha256: 'plaintext', roles: ['agent'] }]);
     expect(() => ApiKeyStore.load(file)).toThrow(/sha256 must be the 64-character/);
   });
+
+  it('fails closed: an unknown field, a wrong type or a key hash listed twice refuses the whole file, naming the entry and field', () => {
+    const ok = { name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] };
+    write([ok, { name: 'b', sha256: hashApiKey('k2'), roles: ['admin'], revoked: 'true' }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("b"\)\.revoked must be true or false/);
+    write([ok, { name: 'b', sha256: hashApiKey('k2'), roles: ['agent'], revokd: true }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("b"\) has an unknown field "revokd"/);
+    write([{ ...ok, name: 'first', revoked: true }, { ...ok, name: 'second' }]);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[1\] \("second"\)\.sha256 is the same key as .*keys\[0\] \("first"\)/);
+    write(['just-a-string']);
+    expect(() => ApiKeyStore.load(file)).toThrow(/keys\[0\] must be an object/);
+  });
+
+  it('a key hash listed in two files of a Secret directory refuses the directory', () => {
+    const secret = mkdtempSync(join(dir, 'secret-'));
+    writeFileSync(join(secret, 'a.json'), JSON.stringify({ keys: [{ name: 'a', sha256: hashApiKey('dup'), roles: ['agent'], revoked: true }] }));
+    writeFileSync(join(secret, 'b.json'), JSON.stringify({ keys: [{ name: 'b', sha256: hashApiKey('dup'), roles: ['admin'] }] }));
+    expect(() => ApiKeyStore.load(secret)).toThrow(/b\.json keys\[0\] \("b"\)\.sha256 is the same key as .*a\.json keys\[0\] \("a"\)/);
+  });
+
+  it('on reload a bad file keeps the last good keys in force and the apps log it as an error', () => {
+    write([{ name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] }, { name: 'old', sha256: hashApiKey('k-old'), roles: ['admin'], revoked: true }]);
+    const errors: string[] = [];
+    const security = edgeSecurityFrom({ authApiKeys: file, allowUnauthenticated: false, authJwtRolesClaim: 'roles' }, { warn: () => undefined, info: () => undefined, error: (o, m) => errors.push(`${m}: ${(o as { err: string }).err}`) });
+    const store = (security.authenticator as unknown as { keys: ApiKeyStore }).keys;
+    write([{ name: 'a', sha256: hashApiKey('k1'), roles: ['agent'] }, { name: 'old', sha256: hashApiKey('k-old'), roles: ['admin'], revoked: 'false' }]);
+    expect(store.reload()).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/API key file refused; keeping the previous keys: .*keys\[1\] \("old"\)\.revoked must be true or false/);
+    expect(() => store.authenticate('k-old')).toThrow(/"old" was revoked/);
+    expect(store.authenticate('k1').id).toBe('key:a');
+    security.authenticator.close();
+  });
 });
 
 describe('JWT', () => {
   let sign: (claims: Record<string, unknown>, opts?: { aud?: string; exp?: string | number }) => Promise<string>;
   let verifier: JwtVerifier;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   beforeAll(async () => {
-    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const pair = await generateKeyPair('ES256');
+    const publicKey = pair.publicKey;
+    privateKey = pair.privateKey;
     const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
     const jwks = join(dir, 'jwks.json');
     writeFileSync(jwks, JSON.stringify({ keys: [jwk] }));
@@ -80,6 +116,33 @@ describe('JWT', () => {
     await expect(verifier.verify(await sign({}, { aud: 'other' }))).rejects.toThrow(/another audience.*toolhub/);
     await expect(verifier.verify(await sign({}, { exp: Math.floor(Date.now() / 1000) - 3600 }))).rejects.toThrow(/expired/);
     expect(await codeOf(() => verifier.verify('a.b.c'))).toBe('unauthenticated');
+  });
+
+  it('refuses a token without exp, one issued longer ago than the maximum age, and one issued in the future, saying which', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const noExp = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('agent-7').setAudience('toolhub').setIssuedAt().sign(privateKey);
+    await expect(verifier.verify(noExp)).rejects.toThrow(/no "exp" claim.*expiry/);
+    // Default maximum age 24 h: a token issued 25 h ago is refused even though its exp is still ahead.
+    const old = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('agent-7').setAudience('toolhub').setIssuedAt(now - 25 * 3600).setExpirationTime(now + 3600).sign(privateKey);
+    await expect(verifier.verify(old)).rejects.toThrow(/issued more than 86400 s ago.*TOOLHUB_AUTH_JWT_MAX_AGE/);
+    const future = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('agent-7').setAudience('toolhub').setIssuedAt(now + 10 * 365 * 86400).setExpirationTime(now + 11 * 365 * 86400).sign(privateKey);
+    await expect(verifier.verify(future)).rejects.toThrow(/"iat" is in the future/);
+    expect(await codeOf(() => verifier.verify(future))).toBe('unauthenticated');
+  });
+
+  it('takes a configured maximum age (seconds or 30m/12h/7d)', async () => {
+    const short = JwtVerifier.create({ issuer: 'https://idp.test', audience: 'toolhub', jwks: join(dir, 'jwks.json'), maxAgeSec: 600 });
+    const now = Math.floor(Date.now() / 1000);
+    const sign2 = (iat: number) => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test').setSubject('agent-7').setAudience('toolhub').setIssuedAt(iat).setExpirationTime(now + 3600).sign(privateKey);
+    await expect(short.verify(await sign2(now - 60))).resolves.toMatchObject({ id: 'jwt:https://idp.test#agent-7' });
+    await expect(short.verify(await sign2(now - 3600))).rejects.toThrow(/issued more than 600 s ago/);
+    short.close();
+    expect(parseMaxAge('90')).toBe(90);
+    expect(parseMaxAge('30m')).toBe(1800);
+    expect(parseMaxAge('24h')).toBe(86_400);
+    expect(parseMaxAge('7d')).toBe(604_800);
+    expect(() => parseMaxAge('forever')).toThrow(/TOOLHUB_AUTH_JWT_MAX_AGE/);
+    expect(() => parseMaxAge('0')).toThrow(/TOOLHUB_AUTH_JWT_MAX_AGE/);
   });
 });
 

@@ -68,10 +68,11 @@ export class CatalogService {
     if (req.provider === '') return this.listRoot(vis);
     assertProviderName(req.provider);
     const path = normalizePath(req.path);
-    const res = await vis.list(req.provider, await this.listCached(req.provider, path, req.recursive, call));
-    if (res.tools.length === 0 && res.categories.length === 0 && !(await vis.seesProvider(req.provider))) {
-      throw ToolHubError.notFound(`Unknown provider ${JSON.stringify(req.provider)}. Call tool_list with no provider to see the providers you can use.`, [], '');
+    // A provider with nothing visible answers before any path is looked at, and exactly like one that does not exist.
+    if (vis.restricted && !(await vis.seesProvider(req.provider))) {
+      throw unknownProviderError(req.provider, (await vis.providers(this.deps.providers.status().filter((p) => !p.incompatible))).map((p) => p.provider));
     }
+    const res = await vis.list(req.provider, await this.listCached(req.provider, path, req.recursive, call));
     return pageOfListing({ ...req, path }, res, (whole) => listHint(req.provider, whole));
   }
 
@@ -221,19 +222,22 @@ export class CatalogService {
           err,
         );
       }
-      if (isToolHubError(err, 'unavailable') && !providers.has(provider)) {
-        const known = providers.known();
-        throw ToolHubError.notFound(
-          `Unknown provider ${JSON.stringify(provider)}. ` +
-            (known.length ? `Known providers: ${known.join(', ')}. ` : 'No providers are running right now. ') +
-            'Call tool_list with no provider to see them.',
-          known,
-          '',
-        );
-      }
+      if (isToolHubError(err, 'unavailable') && !providers.has(provider)) throw unknownProviderError(provider, providers.known());
       throw err;
     }
   }
+}
+
+/**
+ * The one NOT_FOUND for a provider that does not exist or is hidden from the caller; `known` must be
+ * the providers this caller may see, so the list cannot reveal a hidden one.
+ */
+function unknownProviderError(provider: string, known: string[]): ToolHubError {
+  return ToolHubError.notFound(
+    `Unknown provider ${JSON.stringify(provider)}. ` + (known.length ? `Known providers: ${known.join(', ')}. ` : 'No providers are running right now. ') + 'Call tool_list with no provider to see them.',
+    known,
+    '',
+  );
 }
 
 /** What to do next after a tool_list answer. */

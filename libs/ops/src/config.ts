@@ -2,6 +2,7 @@
  * The operations endpoints' environment variables, as fields every app spreads into its own
  * `defineConfig` (so docker-compose, the Helm chart and the app READMEs are checked against them).
  */
+import { zBoolean } from '@toolhub/config';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(-1).max(65535);
@@ -19,6 +20,12 @@ export function opsConfigFields() {
       schema: z.string().min(1).default('127.0.0.1'),
       description: 'Interface the health (gRPC) and metrics (HTTP) endpoints listen on (0.0.0.0 in containers)',
     },
+    opsPublic: {
+      env: 'TOOLHUB_OPS_PUBLIC',
+      schema: zBoolean().default(false),
+      description:
+        'Serve health, reflection and /metrics (every tool name) on a non-loopback TOOLHUB_OPS_HOST; they have no auth, so only where the network is private (containers, a pod); otherwise such a start is refused',
+    },
     healthPort: {
       env: 'TOOLHUB_HEALTH_PORT',
       schema: port.default(0),
@@ -35,6 +42,8 @@ export function opsConfigFields() {
 /** What `startOps` needs from the loaded config. */
 export interface OpsConfig {
   opsHost: string;
+  /** Allow a non-loopback `opsHost` (TOOLHUB_OPS_PUBLIC). @default false */
+  opsPublic?: boolean;
   healthPort: number;
   metricsPort: number;
 }

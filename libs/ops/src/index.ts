@@ -7,5 +7,5 @@ export { type RunningMetricsServer, startMetricsServer } from './metrics-server'
 export { adapterReadiness, dispatcherReadiness, registryReadiness } from './probes';
 export { Readiness, type ReadinessCheck, type ReadinessOptions, type ReadinessState } from './readiness';
 export { registerRegistryMetrics } from './registry-metrics';
-export { type OpsOptions, type RunningOps, startOps } from './start';
+export { assertSafeOpsBind, type OpsOptions, type RunningOps, startOps } from './start';
 export { connectNatsForStartup, StartupProgress } from './startup';

@@ -2,7 +2,8 @@
  * One call per app wires operations: the gRPC health server (readiness from the app's checks,
  * liveness apart), Prometheus metrics over HTTP, and gRPC call latency from `@toolhub/grpc-edge`.
  */
-import { observeRpcs } from '@toolhub/grpc-edge';
+import { ToolHubError } from '@toolhub/contracts';
+import { isLoopbackHost, observeRpcs } from '@toolhub/grpc-edge';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 import type { OpsConfig } from './config';
@@ -44,9 +45,25 @@ export interface RunningOps {
 /** RPC latency buckets in seconds (search, listing and info calls, plus RunTool end to end). */
 const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Starts the health and metrics endpoints and the readiness loop. @throws when a port is taken */
+/**
+ * Fail closed like the APIs (assertSafeBind of @toolhub/grpc-edge): the ops endpoints have no
+ * auth and /metrics names every tool, hidden ones included, so other machines reach them only by an
+ * explicit opt-in.
+ * @throws ToolHubError failed_precondition naming TOOLHUB_OPS_PUBLIC and TOOLHUB_OPS_HOST
+ */
+export function assertSafeOpsBind(config: Pick<OpsConfig, 'opsHost' | 'opsPublic'>): void {
+  if (config.opsPublic || isLoopbackHost(config.opsHost)) return;
+  throw new ToolHubError(
+    'failed_precondition',
+    `The operations endpoints refuse to serve health and /metrics on ${config.opsHost}: they have no authentication, and /metrics names every tool. ` +
+      'Set TOOLHUB_OPS_PUBLIC=1 only where that address is private (a container or pod network scraped by your Prometheus), or TOOLHUB_OPS_HOST=127.0.0.1.',
+  );
+}
+
+/** Starts the health and metrics endpoints and the readiness loop. @throws when a port is taken or the host is refused ({@link assertSafeOpsBind}) */
 export async function startOps(options: OpsOptions): Promise<RunningOps> {
   const { config } = options;
+  assertSafeOpsBind(config);
   const registry = new Registry();
   registry.setDefaultLabels({ app: options.app });
   collectDefaultMetrics({ register: registry });

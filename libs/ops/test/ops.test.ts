@@ -62,6 +62,18 @@ describe('operations endpoints', () => {
     }
   });
 
+  it('refuses a non-loopback ops host unless TOOLHUB_OPS_PUBLIC opts in, naming what to set', async () => {
+    for (const opsHost of ['0.0.0.0', '10.1.2.3', '::']) {
+      await expect(startOps({ app: 'exposed', config: { ...ports, opsHost }, readiness: [] })).rejects.toThrow(
+        new RegExp(`refuse to serve health and /metrics on ${opsHost.replace(/\./g, '\\.')}.*TOOLHUB_OPS_PUBLIC=1.*TOOLHUB_OPS_HOST=127\\.0\\.0\\.1`),
+      );
+    }
+    await expect(startOps({ app: 'exposed', config: { ...ports, opsHost: '0.0.0.0', opsPublic: false }, readiness: [] })).rejects.toThrow(/TOOLHUB_OPS_PUBLIC/);
+    const ops = await startOps({ app: 'public', config: { ...ports, opsHost: '0.0.0.0', opsPublic: true }, readiness: [] });
+    expect(ops.metrics!.url).toMatch(/^http:\/\/.*:\d+\/metrics$/);
+    await ops.close();
+  });
+
   it('turns not ready on close, before the servers stop', async () => {
     const ops = await startOps({ app: 'closing', config: ports, readiness: [] });
     expect(ops.readiness.state.ready).toBe(true);

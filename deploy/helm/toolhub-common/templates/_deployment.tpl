@@ -100,6 +100,8 @@ spec:
             - { name: NATS_INBOX_PREFIX, value: {{ .Values.nats.auth.inboxPrefix | default (printf "_INBOX_%s" .Values.nats.auth.user) | quote }} }
             {{- end }}
             - { name: TOOLHUB_OPS_HOST, value: "0.0.0.0" }
+            # Health and /metrics have no auth; the pod network is the boundary (NetworkPolicy), so the opt-in is explicit.
+            - { name: TOOLHUB_OPS_PUBLIC, value: "true" }
             - { name: TOOLHUB_HEALTH_PORT, value: {{ .Values.ports.health | quote }} }
             - { name: TOOLHUB_METRICS_PORT, value: {{ .Values.ports.metrics | quote }} }
             # npm/npx caches of MCP servers and other home-directory writes land on the writable /tmp.
