@@ -3,7 +3,7 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/contracts/src/gen/**', '**/*.js', '**/*.mjs', '.nx/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'tmp/**', 'libs/contracts/src/gen/**', '**/*.js', '**/*.mjs', '.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
