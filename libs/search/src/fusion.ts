@@ -72,8 +72,17 @@ export function denseOnly(dense: ReadonlyArray<[string, number]>, o: ResolvedFus
   return dense.map(([id, cos], rank) => ({ id, score: (cos + 1) / 2, matched: rank < o.semanticMark ? ['semantic'] : [] }));
 }
 
-/** One fused ranking, best first; ties by id. */
-export function fuse(lexical: readonly RankedTool[], dense: ReadonlyArray<[string, number]>, o: ResolvedFusionOptions): RankedTool[] {
+/**
+ * One fused ranking, best first; ties by id.
+ *
+ * `hasVector` says which tools the dense list could have ranked. While a catalog is still being
+ * embedded, a tool without a vector is missing from the dense list through no fault of its own:
+ * its lexical standing stands in for its dense one (the same normalised score, or the same rank
+ * with RRF), so it competes on equal terms. Without that, every embedded tool outranked every
+ * unembedded one — "list all droplets" answered with Box deletions while DigitalOcean's tools
+ * waited for their vectors.
+ */
+export function fuse(lexical: readonly RankedTool[], dense: ReadonlyArray<[string, number]>, o: ResolvedFusionOptions, hasVector?: (id: string) => boolean): RankedTool[] {
   const acc = new Map<string, { score: number; matched: string[] }>();
   const add = (id: string, s: number, matched: readonly string[]) => {
     const a = acc.get(id);
@@ -85,14 +94,14 @@ export function fuse(lexical: readonly RankedTool[], dense: ReadonlyArray<[strin
   const lex = lexical.slice(0, o.depth);
   const den = dense.slice(0, o.depth);
   if (o.method === 'rrf') {
-    lex.forEach((r, rank) => add(r.id, o.lexicalWeight / (o.k + rank + 1), r.matched ?? []));
+    lex.forEach((r, rank) => add(r.id, (o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) / (o.k + rank + 1), r.matched ?? []));
     den.forEach(([id], rank) => add(id, o.denseWeight / (o.k + rank + 1), rank < o.semanticMark ? ['semantic'] : []));
   } else {
     const lexTop = lex[0]?.score || 1;
     // Cosines can be negative: then scale from the list's floor, so no tool loses by being listed.
     const floor = den.length ? Math.min(0, ...den.map(([, c]) => c)) : 0;
     const denTop = (den[0]?.[1] ?? 1) - floor || 1;
-    lex.forEach((r) => add(r.id, (o.lexicalWeight * r.score) / lexTop, r.matched ?? []));
+    lex.forEach((r) => add(r.id, ((o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) * r.score) / lexTop, r.matched ?? []));
     den.forEach(([id, c], rank) => add(id, (o.denseWeight * (c - floor)) / denTop, rank < o.semanticMark ? ['semantic'] : []));
   }
   return [...acc.entries()]

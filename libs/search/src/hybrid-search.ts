@@ -363,8 +363,9 @@ export class HybridSearch {
       hooks.fuse = (i, lexical, accept) => {
         const v = byIndex.get(i);
         if (!v || !this.dense) return semanticOnly ? [] : lexical;
-        const dense = this.dense.nearest(v, this.fusion.depth, accept);
-        return semanticOnly ? denseOnly(dense, this.fusion) : fuse(lexical, dense, this.fusion);
+        const index = this.dense;
+        const dense = index.nearest(v, this.fusion.depth, accept);
+        return semanticOnly ? denseOnly(dense, this.fusion) : fuse(lexical, dense, this.fusion, (id) => index.keyOf(id) !== undefined);
       };
     }
     const res = this.index.searchWith(request, hooks);

@@ -18,6 +18,22 @@ describe('fusion', () => {
     expect(ranked[0]!.score).toBeCloseTo(0.3 + (0.7 * 0.49) / 0.5, 9);
   });
 
+  it('lets a tool without a vector compete by its lexical standing while the catalog is being embedded', () => {
+    // Only the box_* tools have vectors yet; the query's words match do_droplets_list best.
+    const lex = lexical(['do_droplets_list', 12], ['box_list_items', 3]);
+    const dense: Array<[string, number]> = [['box_delete_pinner', 0.31], ['box_delete_agent', 0.3], ['box_list_items', 0.2]];
+    const embedded = (id: string) => id.startsWith('box_');
+    for (const method of ['weighted', 'rrf'] as const) {
+      const o = withFusionDefaults({ method });
+      // Without knowing who has a vector, the unembedded best match sinks below tools that only share vectors.
+      expect(order(fuse(lex, dense, o)).indexOf('do_droplets_list')).toBeGreaterThan(0);
+      expect(order(fuse(lex, dense, o, embedded))[0]).toBe('do_droplets_list');
+    }
+    // Fully embedded, `hasVector` changes nothing.
+    const all = () => true;
+    expect(fuse(lex, [...dense, ['do_droplets_list', 0.1]], withFusionDefaults(), all)).toEqual(fuse(lex, [...dense, ['do_droplets_list', 0.1]], withFusionDefaults()));
+  });
+
   it('gives RRF equal weights unless told otherwise, and keeps weights that are given', () => {
     expect(withFusionDefaults()).toEqual(fusionDefaults);
     expect(fusionDefaults).toMatchObject({ method: 'weighted', lexicalWeight: 0.3, denseWeight: 0.7 });

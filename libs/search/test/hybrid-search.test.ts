@@ -43,6 +43,18 @@ describe('HybridSearch', () => {
     return search;
   }
 
+  it('ranks a tool that has no vector yet by its keywords, not below every embedded tool', async () => {
+    const search = await hybrid();
+    // A catalog arrives after the others were embedded; its vectors come later, in the background.
+    const droplets = tool('cloud', 'droplets_list', 'List all droplets in your account.', { path: 'vendor/digitalocean' });
+    search.index.upsert([droplets]);
+    expect(search.embeddedCount).toBeLessThan(search.index.size);
+    const res = await search.search({ queries: ['list all droplets'], limit: 3 });
+    expect(res.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    expect(res.note).toMatch(/still being embedded/);
+    expect(res.hits[0]?.id).toBe('cloud:droplets_list');
+  });
+
   it('is hybrid by default with an endpoint, and finds by meaning what keywords miss', async () => {
     const search = await hybrid();
     const lexical = await search.search({ queries: ['send email'], mode: SearchMode.SEARCH_MODE_LEXICAL });
