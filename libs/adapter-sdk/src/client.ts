@@ -37,9 +37,30 @@ export interface CallOptions {
 export class AdapterClient {
   constructor(private readonly bus: Bus) {}
 
+  /**
+   * Lists a path. A listing larger than one bus message arrives in parts (see list-parts.ts),
+   * read here one after the other within the same time budget and joined; a tool listed twice
+   * (the catalog changed between parts) is kept once.
+   */
   async list(provider: string, path: string, recursive: boolean, options: CallOptions): Promise<AdapterListResponse> {
-    const reply = await this.call(provider, 'list', AdapterListRequest.encode({ path, recursive }).finish(), options);
-    return readReply(reply, (b) => AdapterListResponse.decode(b));
+    const deadline = Date.now() + options.timeoutMs;
+    const whole: AdapterListResponse = { categories: [], tools: [] };
+    const seen = new Set<string>();
+    let offset = 0;
+    for (;;) {
+      const timeoutMs = Math.max(1, deadline - Date.now());
+      const reply = await this.call(provider, 'list', AdapterListRequest.encode({ path, recursive, offset, acceptParts: true }).finish(), { ...options, timeoutMs });
+      const part = readReply(reply, (b) => AdapterListResponse.decode(b));
+      if (offset === 0) whole.categories = part.categories;
+      for (const t of part.tools) {
+        if (seen.has(t.name)) continue;
+        seen.add(t.name);
+        whole.tools.push(t);
+      }
+      if (!part.nextOffset) return whole;
+      if (part.nextOffset <= offset) throw ToolHubError.internal(`Adapter ${provider} answered a list part that does not move forward (offset ${offset}, next ${part.nextOffset}).`);
+      offset = part.nextOffset;
+    }
   }
 
   async info(provider: string, name: string, options: CallOptions): Promise<ToolInfo> {

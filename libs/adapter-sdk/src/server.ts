@@ -38,6 +38,7 @@ import { randomUUID } from 'node:crypto';
 
 import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
+import { listingPart } from './list-parts';
 import { RunAcks } from './run-acks';
 import { type CatalogSnapshot, CatalogScreen } from './catalog-screen';
 import { catalogVersion } from './catalog-version';
@@ -288,7 +289,7 @@ class AdapterServer implements AdapterService {
     const req = decode(AdapterListRequest, msg.data, 'list request');
     const listed = await this.adapter.listTools(req.path, req.recursive);
     if (this.quarantinedNames.size > 0) listed.tools = listed.tools.filter((t) => !this.quarantinedNames.has(t.name));
-    return AdapterListResponse.encode(listed).finish();
+    return AdapterListResponse.encode(listingPart(listed, this.pageBytes, req.offset, req.acceptParts)).finish();
   }
 
   private async info(msg: BusMessage): Promise<Uint8Array> {

@@ -56,9 +56,9 @@ async function pages(req: { provider: string; path: string; recursive: boolean }
 }
 
 /**
- * The tools under `path`: one recursive listing, or — when that is refused (an adapter's whole
- * listing of a big provider can exceed the bus's reply limit) — this level's tools and each
- * category in turn.
+ * The tools under `path`: one recursive listing, or — when that is refused (an adapter built before
+ * listings came in parts cannot send a big provider's whole listing over the bus) — this level's
+ * tools and each category in turn.
  */
 async function toolsUnder(provider: string, path: string): Promise<Summary[]> {
   try {
