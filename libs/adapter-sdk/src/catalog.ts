@@ -44,6 +44,8 @@ export function toToolInfo(provider: string, def: ToolDefinition<never>): ToolIn
     annotations: def.annotations ?? {},
     tags: def.tags ?? [],
     defaultTimeoutMs: def.defaultTimeoutMs ?? 0,
+    // Only when declared, so the version of tools without one stays what it was.
+    ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
   };
   return {
     id: toolId(provider, def.name),
@@ -65,6 +67,7 @@ export function toToolInfo(provider: string, def: ToolDefinition<never>): ToolIn
     tags: described.tags,
     defaultTimeoutMs: described.defaultTimeoutMs,
     ...(def.sourceName !== undefined && def.sourceName !== def.name ? { sourceName: def.sourceName } : {}),
+    ...(def.outputSchema ? { outputSchemaJson: JSON.stringify(def.outputSchema) } : {}),
   };
 }
 

@@ -82,6 +82,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   description: string;
   inputSchema: JsonSchema;
   outputDescription?: string;
+  /**
+   * JSON Schema (`type: "object"`) of the structured result, for tools that return `structured`
+   * results matching it; MCP clients of the MCP door see it as the tool's `outputSchema`.
+   */
+  outputSchema?: JsonSchema;
   examples?: Array<{ description: string; arguments: Record<string, unknown>; result?: string }>;
   importance?: 'core' | 'normal' | 'low';
   annotations?: { readOnly?: boolean; destructive?: boolean; idempotent?: boolean; openWorld?: boolean };

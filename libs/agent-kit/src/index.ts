@@ -59,6 +59,7 @@ export {
   isPreloadedMetaTool,
   META_TOOL_PROVIDER,
 } from './loaded-tools';
+export { outputSchemaOf } from './output-schema';
 export { buildPreloadSet, compactTool, keyParameters } from './preload-set';
 export { formatFailure, formatInfo, formatListing, formatRun, formatSearch, truncate } from './format-result';
 export { ToolCallExecutor, type ToolCall, type ToolCallResult, type ExecutorOptions } from './execute';

@@ -16,6 +16,7 @@ import { AgentKitError } from './errors';
 import { type ExposedTool, isMetaToolName, META_TOOLS } from './meta-tools';
 import { normalizeInputSchema, renderTools, TOOL_FORMATS, type ToolFormat } from './render';
 import { ExposedNameTable, type ToolRef } from './tool-names';
+import { outputSchemaOf } from './output-schema';
 
 /** Counts the tokens of a text. Plug in a real tokenizer (e.g. js-tiktoken) for exact budgets. */
 export type TokenCounter = (text: string) => number;
@@ -69,7 +70,8 @@ export function isPreloadedMetaTool(tool: Pick<PreloadTool, 'provider' | 'name'>
 
 /** The exposed form of a tool fetched with tool_info. */
 export function exposedToolFromInfo(info: ToolInfo, names: ExposedNameTable): ExposedTool {
-  return { name: names.register(info.provider, info.name), description: info.description, inputSchema: normalizeInputSchema(info.inputSchema) };
+  const outputSchema = outputSchemaOf(info);
+  return { name: names.register(info.provider, info.name), description: info.description, inputSchema: normalizeInputSchema(info.inputSchema), ...(outputSchema ? { outputSchema } : {}) };
 }
 
 /** The exposed form of a preload-set entry. */

@@ -19,6 +19,11 @@ export interface ExposedTool {
   name: string;
   description: string;
   inputSchema: JsonObjectSchema;
+  /**
+   * JSON Schema of the tool's structured result, when it declares one (an MCP tool's
+   * `outputSchema`). Only the `mcp` format carries it: the others have no place for it.
+   */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** Names of the meta-tools. */

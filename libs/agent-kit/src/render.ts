@@ -40,6 +40,8 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonObjectSchema;
+  /** Present only when the tool declares an object-typed output schema (MCP requires `type: "object"`). */
+  outputSchema?: { type: 'object'; [key: string]: unknown };
 }
 
 /** The entry type of each format. */
@@ -84,7 +86,7 @@ function entry(tool: ExposedTool, format: ToolFormat): RenderedToolByFormat[Tool
     case 'anthropic':
       return { name, description, input_schema: schema };
     case 'mcp':
-      return { name, description, inputSchema: schema };
+      return tool.outputSchema?.['type'] === 'object' ? { name, description, inputSchema: schema, outputSchema: tool.outputSchema as McpTool['outputSchema'] } : { name, description, inputSchema: schema };
   }
 }
 

@@ -77,6 +77,8 @@ export function toToolEntry(provider: string, server: McpServerConfig, tool: Too
     tags,
     defaultTimeoutMs: server.timeoutMs,
     ...(tool.name !== name ? { sourceName: tool.name } : {}),
+    // MCP clients check a result's structuredContent against it: passed through as the server wrote it.
+    ...(tool.outputSchema && !schemaRuleViolation(tool.outputSchema) ? { outputSchemaJson: JSON.stringify(withoutDialect(tool.outputSchema)) } : {}),
   };
   return { entry: { alias: server.alias, native: tool.name, info, params, retrySafe: a.readOnlyHint === true || a.idempotentHint === true }, problem };
 }

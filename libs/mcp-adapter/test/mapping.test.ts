@@ -64,6 +64,7 @@ describe('toToolEntry', () => {
     expect(info.inputSchema).not.toHaveProperty('$schema');
     expect(Object.keys(info.inputSchema?.properties as object)).toEqual(['path', 'edits', 'dry_run']);
     expect(info.outputDescription).toBe('Returns structured JSON matching this schema: {"type":"object","properties":{"diff":{"type":"string"}}}');
+    expect(info.outputSchemaJson).toBe('{"type":"object","properties":{"diff":{"type":"string"}}}');
     expect(entry.native).toBe('edit_file');
     expect(entry.retrySafe).toBe(false);
     expect(entry.params.toNative({ path: 'a', edits: [{ old_text: 'x', new_text: 'y' }], dry_run: true })).toEqual({ path: 'a', edits: [{ oldText: 'x', newText: 'y' }], dryRun: true });

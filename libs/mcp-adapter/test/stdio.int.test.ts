@@ -98,6 +98,8 @@ describe('MCP adapter over stdio', () => {
     expect(info.inputSchema?.required).toEqual(['message_type']);
     const structured = await adapter.getToolInfo('everything_get_structured_content');
     expect(structured.outputDescription).toMatch(/^Returns structured JSON matching this schema: .*"temperature"/);
+    // The schema itself, for MCP clients of the door (they check structuredContent against it).
+    expect(JSON.parse(structured.outputSchemaJson!)).toMatchObject({ type: 'object', properties: { temperature: { type: 'number' } } });
   });
 
   it('answers an unknown name with not_found and close matches', async () => {

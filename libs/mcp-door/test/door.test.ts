@@ -83,6 +83,19 @@ describe('the MCP door through the TypeScript SDK client', () => {
     expect(textOf(ran)).toMatch(/note: argument .*a.* was repaired/);
   });
 
+  it("lists a loaded tool's outputSchema and answers its typed calls with structuredContent the client checks against it", async () => {
+    await client.callTool({ name: 'tool_info', arguments: { name: 'local:add_numbers' } });
+    const listed = await waitFor(async () => (await client.listTools()).tools.find((t) => t.name === 'local__add_numbers'));
+    expect(listed.outputSchema).toEqual({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] });
+    // The SDK client validates structuredContent against the listed outputSchema (and throws when it does not match).
+    const ran = await client.callTool({ name: 'local__add_numbers', arguments: { a: 4, b: 5 } });
+    expect(ran.isError).toBeFalsy();
+    expect(ran.structuredContent).toEqual({ sum: 9 });
+    // Tools that declare none list none.
+    const echo = (await client.listTools()).tools.find((t) => t.name === 'local__echo_text');
+    expect(echo && 'outputSchema' in echo).toBe(false);
+  });
+
   it('hides a tool the grants deny: not searchable, not listable, refused on call', async () => {
     const found = await client.callTool({ name: 'tool_search', arguments: { queries: ['launch codes'] } });
     expect(textOf(found)).not.toContain('launch_codes');

@@ -20,6 +20,7 @@ export function toToolInfo(t: StoredTool): ToolInfo {
     tags: t.tags,
     defaultTimeoutMs: t.defaultTimeoutMs,
     ...(t.sourceName !== undefined ? { sourceName: t.sourceName } : {}),
+    ...(t.outputSchemaJson !== undefined ? { outputSchemaJson: t.outputSchemaJson } : {}),
   };
 }
 

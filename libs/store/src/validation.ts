@@ -17,6 +17,9 @@ import {
   toolId,
 } from '@toolhub/contracts';
 
+/** Longest output schema (JSON text) a tool may declare. */
+const MAX_OUTPUT_SCHEMA_CHARS = 262_144;
+
 /** Largest stored definition (canonical JSON); MongoDB documents stop at 16 MB. */
 export const MAX_TOOL_JSON_BYTES = 512 * 1024;
 
@@ -67,6 +70,7 @@ export function normalizeToolInfo(tool: ToolInfo, field: string, provider?: stri
   if (tool.inputSchema !== undefined && (tool.inputSchema === null || typeof tool.inputSchema !== 'object' || Array.isArray(tool.inputSchema))) {
     invalid(`${field}.inputSchema`, 'is not a JSON object', 'a JSON Schema object', '{"type": "object", "properties": {}}');
   }
+  if (tool.outputSchemaJson !== undefined) assertOutputSchema(tool.outputSchemaJson, `${field}.outputSchemaJson`);
   const importance = tool.importance ?? Importance.IMPORTANCE_UNSPECIFIED;
   if (!isImportance(importance)) {
     invalid(`${field}.importance`, `is ${JSON.stringify(importance)}`, 'an Importance value (0 to 3)', String(Importance.IMPORTANCE_NORMAL));
@@ -94,6 +98,7 @@ export function normalizeToolInfo(tool: ToolInfo, field: string, provider?: stri
     defaultTimeoutMs: timeout,
     // Only when set, so the content hash of tools without a source name stays what it was.
     ...(typeof tool.sourceName === 'string' && tool.sourceName !== tool.name ? { sourceName: tool.sourceName.slice(0, 1024) } : {}),
+    ...(tool.outputSchemaJson ? { outputSchemaJson: tool.outputSchemaJson } : {}),
   };
   const version = tool.version || contentHash({ ...normalized, id: '', version: '' });
   const result = { ...normalized, version };
@@ -125,4 +130,17 @@ export function assertToolIdList(ids: unknown, field: string, max: number): stri
     seen.set(id, i);
   });
   return [...(ids as string[])];
+}
+
+/** An output schema travels as JSON text: it must be a JSON object, of a bounded size. */
+function assertOutputSchema(text: unknown, field: string): void {
+  const example = '{"type": "object", "properties": {"total": {"type": "number"}}}';
+  if (typeof text !== 'string' || text.length > MAX_OUTPUT_SCHEMA_CHARS) invalid(field, `is not JSON text of at most ${MAX_OUTPUT_SCHEMA_CHARS} characters`, 'a JSON Schema object as JSON text', example);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    invalid(field, 'is not valid JSON', 'a JSON Schema object as JSON text', example);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) invalid(field, 'is not a JSON object', 'a JSON Schema object as JSON text', example);
 }

@@ -33,6 +33,7 @@ export function doorTools(slow: SlowState): ToolDefinition<never>[] {
       path: 'math',
       description: 'Adds two numbers and returns the sum as structured output.',
       inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
       run: async (x: { a: number; b: number }) => textResult(String(x.a + x.b), { sum: x.a + x.b }),
     },
     { name: 'count_calls', path: 'math', description: 'Counts how often it ran (not idempotent).', inputSchema: { type: 'object', properties: {} }, run: async () => textResult(String(++slow.counted)) },

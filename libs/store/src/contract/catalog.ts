@@ -54,6 +54,20 @@ export function catalogContract(ctx: ContractContext): void {
     );
 
     it(
+      'keeps a declared output schema as it was sent, and refuses one that is not a JSON object, naming the field',
+      async () => {
+        const schema = '{"type":"object","properties":{"$total":{"type":"number"}}}';
+        await ctx.store().upsertTools('local', [tool('file_stat', { outputSchemaJson: schema })]);
+        expect((await ctx.store().getTool('local', 'file_stat'))?.outputSchemaJson).toBe(schema);
+        for (const bad of ['[1,2]', '{"type":', '"text"']) {
+          await expectToolHubError(ctx.store().upsertTools('local', [tool('file_stat', { outputSchemaJson: bad })]), 'invalid_argument', 'tools[0].outputSchemaJson');
+        }
+        expect((await ctx.store().getTool('local', 'file_stat'))?.outputSchemaJson).toBe(schema);
+      },
+      TEST_TIMEOUT,
+    );
+
+    it(
       'keeps a sync of one provider away from the tools of another',
       async () => {
         await ctx.store().upsertTools('local', [tool('file_read')]);
