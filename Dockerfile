@@ -19,7 +19,10 @@ RUN --mount=type=secret,id=ca,required=false \
     if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
  && npm ci --no-audit --no-fund \
  && node scripts/build-apps.mjs \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/onnxruntime-node node_modules/onnxruntime-common
+# (In-process embeddings, TOOLHUB_EMBEDDINGS_MODEL_DIR, are for one machine: a container uses an
+# embeddings endpoint, TOOLHUB_EMBEDDINGS_URL, and leaves the ~290 MB native runtime out.)
 
 # Runtime stage: production dependencies, the bundle, and the libs' default config files.
 # Plain `node` on the bundle (no TypeScript loader, no npm wrapper): one process per container, signals reach it directly.

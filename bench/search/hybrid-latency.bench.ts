@@ -1,7 +1,9 @@
 /**
  * Hybrid search latency over 20,000 tools: lexical, semantic and hybrid ranking p50/p99 with the
  * query vector already at hand (the ranking itself: analysis, BM25, exact cosine over every tool,
- * fusion), and the query-embedding call to the local all-MiniLM-L6-v2 server reported apart.
+ * fusion), the query-embedding call to the local all-MiniLM-L6-v2 server reported apart, and a
+ * whole hybrid search on a query not seen before with the embeddings from that server vs computed
+ * in process (OnnxEmbeddings on the model's ONNX export, scripts/services.sh embeddings-model).
  * Tools: the 11,243 real tools of ../shared/data/catalogs, then copies under other provider names
  * up to 20,000. Tool vectors are seeded random unit vectors: the cost of exact cosine does not
  * depend on the values, and embedding 20,000 tools on this machine would take hours. Writes
@@ -10,7 +12,8 @@
  *   node scripts/build.mjs bench/search hybrid-latency.bench.ts && node dist/bench/search/hybrid-latency.bench.js [--tools 20000] [--queries 300]
  */
 import { SearchMode, type ToolInfo } from '@toolhub/contracts';
-import { type Embedder, embeddingKey, HybridSearch, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
+import { type Embedder, embeddingKey, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
+import { exportedModelDir } from '@toolhub/search/testing';
 import { seededRandom } from '@toolhub/test-harness';
 
 import { loadMixedCatalog, readJsonl, strideSample, writeResult } from './data';
@@ -92,6 +95,35 @@ async function main(): Promise<void> {
     }
     rows.push(['query embedding call + semantic ranking (first time a query is seen)', embedNs.length, warmEmbedWithRank.p50, warmEmbedWithRank.p95, warmEmbedWithRank.p99, warmEmbedWithRank.max]);
     json['query embedding call + semantic ranking'] = warmEmbedWithRank;
+    // 3. A whole hybrid search the first time its query is seen (query embedding + ranking), the
+    //    embeddings from the local server vs in process (ONNX export of the same model), alternated
+    //    query by query so both see the same machine load.
+    const onnx = new OnnxEmbeddings({ modelDir: process.env['TOOLHUB_EMBEDDINGS_MODEL_DIR'] || exportedModelDir() });
+    await onnx.load();
+    const fresh = (e: Embedder) => new HybridSearch(index, { embedder: e, vectors, learning: false, queryTimeoutMs: 60_000 });
+    const viaServer = fresh(new OpenAiEmbeddings({ url: endpoint.url }));
+    const inProcess = fresh(onnx);
+    await Promise.all([viaServer.syncVectors(), inProcess.syncVectors()]);
+    for (let i = 0; i < 20; i++) await inProcess.search({ queries: [`warm-up query number ${i}`], mode: SearchMode.SEARCH_MODE_HYBRID, limit: 10 });
+    const endToEnd = { server: [] as number[], inProcess: [] as number[] };
+    for (const q of queries) {
+      for (const [key, s2] of [['server', viaServer], ['inProcess', inProcess]] as const) {
+        const t0 = process.hrtime.bigint();
+        const res = await s2.search({ queries: [q], mode: SearchMode.SEARCH_MODE_HYBRID, limit: 10 });
+        endToEnd[key].push(Number(process.hrtime.bigint() - t0));
+        if (res.mode !== SearchMode.SEARCH_MODE_HYBRID) throw new Error(`degraded: ${res.note}`);
+      }
+    }
+    for (const [label, key] of [
+      ['hybrid search end to end, query not cached: embeddings from the local server', 'server'],
+      ['hybrid search end to end, query not cached: embeddings in process (ONNX)', 'inProcess'],
+    ] as const) {
+      const p = percentiles(endToEnd[key]);
+      rows.push([label, endToEnd[key].length, p.p50, p.p95, p.p99, p.max]);
+      json[label] = p;
+    }
+    viaServer.close();
+    inProcess.close();
     console.log(table(['what', 'samples', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'], rows));
     const file = writeResult('search-hybrid-latency', { date: new Date().toISOString(), node: process.version, ...json });
     console.log(`\n${JSON.stringify(json)}\n\nwritten to ${file}`);

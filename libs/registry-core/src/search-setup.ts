@@ -1,14 +1,16 @@
 /** The registry's search settings from its configuration (shared by the registry app and the one-process mode). */
 import { zBoolean } from '@toolhub/config';
-import { OpenAiEmbeddings } from '@toolhub/search';
+import { type Embedder, OnnxEmbeddings, OpenAiEmbeddings } from '@toolhub/search';
 import { z } from 'zod';
 
 import type { RegistryOptions } from './registry';
 
 /** What the apps read from the environment about search. */
 export interface SearchConfig {
-  /** OpenAI-compatible API base URL; unset = lexical search only. */
+  /** OpenAI-compatible API base URL; unset (and no model folder) = lexical search only. */
   embeddingsUrl?: string;
+  /** Folder of an exported ONNX model (scripts/embeddings/export_onnx.py): embeddings in process; wins over the URL. */
+  embeddingsModelDir?: string;
   embeddingsModel: string;
   embeddingsKey?: string;
   /** Learning from use on or off. */
@@ -27,6 +29,11 @@ export function searchConfigFields() {
       schema: z.string().url().optional(),
       description: 'OpenAI-compatible embeddings API base URL (e.g. http://127.0.0.1:8089/v1): hybrid search when set, lexical when not',
     },
+    embeddingsModelDir: {
+      env: 'TOOLHUB_EMBEDDINGS_MODEL_DIR',
+      schema: z.string().min(1).optional(),
+      description: 'Folder of an exported ONNX sentence model (bash scripts/services.sh embeddings-model): hybrid search with embeddings computed in this process (a query in a few ms); wins over TOOLHUB_EMBEDDINGS_URL',
+    },
     embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default('all-MiniLM-L6-v2'), description: 'Embeddings model name sent to the endpoint' },
     embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
     searchLearning: { env: 'TOOLHUB_SEARCH_LEARNING', schema: zBoolean().default(true), description: 'Learn from which tool ran after which search (boosts it for similar searches)' },
@@ -35,6 +42,9 @@ export function searchConfigFields() {
 
 /** The start banner's `search:` line: the mode and, when lexical, the one switch that turns hybrid on. */
 export function searchBannerLine(config: SearchConfig): string {
+  if (config.embeddingsModelDir) {
+    return `hybrid (keywords + ${config.embeddingsModel} in process, from ${config.embeddingsModelDir}); tools are embedded in the background (lexical until then; GetStatus.search shows the share)`;
+  }
   if (!config.embeddingsUrl) {
     return 'lexical (keywords). Hybrid: bash scripts/services.sh embeddings, then TOOLHUB_EMBEDDINGS_URL=http://127.0.0.1:8089/v1 npm start';
   }
@@ -43,8 +53,11 @@ export function searchBannerLine(config: SearchConfig): string {
 
 /** {@link RegistryOptions.search} for `config`: an embeddings client when a URL is set. */
 export function searchOptions(config: SearchConfig): NonNullable<RegistryOptions['search']> {
-  return {
-    embedder: config.embeddingsUrl ? new OpenAiEmbeddings({ url: config.embeddingsUrl, model: config.embeddingsModel, apiKey: config.embeddingsKey }) : undefined,
-    learning: config.searchLearning ? {} : false,
-  };
+  return { embedder: embedderOf(config), learning: config.searchLearning ? {} : false };
+}
+
+/** The in-process model when a folder is set, else the endpoint when a URL is, else none. */
+function embedderOf(config: SearchConfig): Embedder | undefined {
+  if (config.embeddingsModelDir) return new OnnxEmbeddings({ modelDir: config.embeddingsModelDir, model: config.embeddingsModel });
+  return config.embeddingsUrl ? new OpenAiEmbeddings({ url: config.embeddingsUrl, model: config.embeddingsModel, apiKey: config.embeddingsKey }) : undefined;
 }

@@ -12,6 +12,7 @@ export { type FusionOptions, fusionDefaults, fuse, withFusionDefaults } from './
 export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedObservation, type LearnedUse, type LearningRun, type WeightedUse } from './usage-memory';
 export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
+export { OnnxEmbeddings, type OnnxEmbeddingsOptions } from './embeddings/onnx-embeddings';
 export { embeddingKey } from './embeddings/key';
 export { QueryFirstGate } from './embeddings/query-first-gate';
 export type { ToolSearchRequest } from './request';

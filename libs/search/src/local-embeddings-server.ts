@@ -19,6 +19,20 @@ export function embeddingsPython(): string {
   return python;
 }
 
+let modelDir: string | undefined;
+
+/**
+ * The folder of the ONNX export of the model for in-process embeddings (OnnxEmbeddings): exported
+ * once per machine (scripts/services.sh embeddings-model, seconds once the packages are there).
+ */
+export function exportedModelDir(): string {
+  modelDir ??= execFileSync('bash', [join(REPO_ROOT, 'scripts/services.sh'), 'embeddings-model'], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 })
+    .toString()
+    .trim()
+    .replace(/^export TOOLHUB_EMBEDDINGS_MODEL_DIR=/, '');
+  return modelDir;
+}
+
 /** A port nothing listens on right now. */
 export async function freePort(): Promise<number> {
   const server = createServer();

@@ -98,4 +98,4 @@ export async function startFakeEmbeddingsServer(options: { dims?: number } = {})
   return handle;
 }
 
-export { embeddingsPython, freePort, type LocalEmbeddingsServer, startLocalEmbeddings } from './local-embeddings-server';
+export { embeddingsPython, exportedModelDir, freePort, type LocalEmbeddingsServer, startLocalEmbeddings } from './local-embeddings-server';

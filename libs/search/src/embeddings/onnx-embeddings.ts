@@ -1,0 +1,140 @@
+/**
+ * Sentence embeddings in process: an exported ONNX model (scripts/embeddings/export_onnx.py) run
+ * by onnxruntime-node, with its WordPiece tokenizer in plain JavaScript. A query costs a few
+ * milliseconds and no network round trip (bench/search); runs happen on onnxruntime's own threads,
+ * so the event loop keeps serving while a batch of tool texts is encoded.
+ *
+ * The native runtime is loaded on first use, only in processes configured with a model directory.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type * as OnnxRuntime from 'onnxruntime-node';
+
+import { type EmbedOptions, type Embedder, EmbeddingsError } from './embedder';
+
+/** Options of {@link OnnxEmbeddings}. */
+export interface OnnxEmbeddingsOptions {
+  /** Folder written by export_onnx.py: model.onnx, tokenizer.json, tokenizer_config.json, toolhub-model.json. */
+  modelDir: string;
+  /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default 'all-MiniLM-L6-v2' */
+  model?: string;
+  /** Texts per run when embedding tools (sorted by length, so little padding). @default 16 */
+  batchSize?: number;
+  /** onnxruntime threads per run. @default 1 (queries are short; tool batches leave cores to the rest) */
+  threads?: number;
+}
+
+interface ModelCard {
+  model: string;
+  dimensions: number;
+  maxTokens: number;
+}
+
+type OrtModule = typeof OnnxRuntime;
+type Session = Awaited<ReturnType<OrtModule['InferenceSession']['create']>>;
+interface WordPiece {
+  encode(text: string): { ids: number[] };
+}
+
+interface Loaded {
+  ort: OrtModule;
+  session: Session;
+  tokenizer: WordPiece;
+  card: ModelCard;
+}
+
+/** An {@link Embedder} that runs the model in this process. */
+export class OnnxEmbeddings implements Embedder {
+  readonly model: string;
+  private loading: Promise<Loaded> | undefined;
+
+  constructor(private readonly options: OnnxEmbeddingsOptions) {
+    this.model = options.model || 'all-MiniLM-L6-v2';
+  }
+
+  /** Loads the model now (start-up), so the first query does not pay for it. */
+  async load(): Promise<ModelCard> {
+    return (await this.loaded()).card;
+  }
+
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    if (options.signal?.aborted) throw new EmbeddingsError('timeout', 'The embedding was cancelled before it started.');
+    const { ort, session, tokenizer, card } = await this.loaded();
+    const encoded = texts.map((t) => truncate(tokenizer.encode(t).ids, card.maxTokens));
+    const out = new Array<Float32Array>(texts.length);
+    // Similar lengths in one run: padding is wasted work.
+    const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
+    const batch = Math.max(1, this.options.batchSize ?? 16);
+    for (let start = 0; start < order.length; start += batch) {
+      const idx = order.slice(start, start + batch);
+      const width = Math.max(1, ...idx.map((i) => encoded[i]!.length));
+      const ids = new BigInt64Array(idx.length * width);
+      const mask = new BigInt64Array(idx.length * width);
+      idx.forEach((i, row) => {
+        encoded[i]!.forEach((id, col) => {
+          ids[row * width + col] = BigInt(id);
+          mask[row * width + col] = 1n;
+        });
+      });
+      let result: Record<string, { data: unknown; dims: readonly number[] }>;
+      try {
+        result = await session.run({ input_ids: new ort.Tensor('int64', ids, [idx.length, width]), attention_mask: new ort.Tensor('int64', mask, [idx.length, width]) });
+      } catch (err) {
+        throw new EmbeddingsError('unavailable', `The in-process model failed to run: ${(err as Error).message}`, { cause: err, retryable: false });
+      }
+      const vectors = result['sentence_embedding'];
+      if (!vectors || !(vectors.data instanceof Float32Array) || vectors.dims[1] !== card.dimensions) {
+        throw new EmbeddingsError('bad_response', `The model in ${this.options.modelDir} answered no [batch, ${card.dimensions}] sentence_embedding output; export it again with scripts/embeddings/export_onnx.py.`);
+      }
+      idx.forEach((i, row) => {
+        out[i] = vectors.data instanceof Float32Array ? vectors.data.slice(row * card.dimensions, (row + 1) * card.dimensions) : new Float32Array(0);
+      });
+    }
+    return out;
+  }
+
+  private loaded(): Promise<Loaded> {
+    this.loading ??= this.load_().catch((err: unknown) => {
+      // A later call tries again (the folder may be written meanwhile).
+      this.loading = undefined;
+      throw err;
+    });
+    return this.loading;
+  }
+
+  private async load_(): Promise<Loaded> {
+    const dir = this.options.modelDir;
+    const read = async (name: string) => {
+      try {
+        return JSON.parse(await readFile(join(dir, name), 'utf8')) as Record<string, unknown>;
+      } catch (err) {
+        throw new EmbeddingsError('unavailable', `The embeddings model folder ${dir} has no readable ${name} (${(err as Error).message}); create it with: bash scripts/services.sh embeddings-model`, { cause: err, retryable: false });
+      }
+    };
+    const [cardJson, tokenizerJson, tokenizerConfig] = await Promise.all([read('toolhub-model.json'), read('tokenizer.json'), read('tokenizer_config.json')]);
+    const card: ModelCard = { model: String(cardJson['model'] ?? ''), dimensions: Number(cardJson['dimensions']), maxTokens: Number(cardJson['maxTokens'] ?? 256) };
+    if (!card.model || !Number.isInteger(card.dimensions) || card.dimensions <= 0) {
+      throw new EmbeddingsError('bad_response', `${join(dir, 'toolhub-model.json')} does not name a model and its dimensions; export it again with scripts/embeddings/export_onnx.py.`, { retryable: false });
+    }
+    if (card.model !== this.model) {
+      throw new EmbeddingsError('bad_response', `The folder ${dir} holds the model ${JSON.stringify(card.model)}, but ${JSON.stringify(this.model)} is configured (TOOLHUB_EMBEDDINGS_MODEL); set one to match the other.`, { retryable: false });
+    }
+    const ort = (await import('onnxruntime-node')) as OrtModule;
+    const { Tokenizer } = (await import('@huggingface/tokenizers')) as { Tokenizer: new (json: object, config: object) => WordPiece };
+    let session: Session;
+    try {
+      const threads = Math.max(1, this.options.threads ?? 1);
+      session = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    } catch (err) {
+      throw new EmbeddingsError('unavailable', `onnxruntime could not load ${join(dir, 'model.onnx')}: ${(err as Error).message}`, { cause: err, retryable: false });
+    }
+    return { ort, session, tokenizer: new Tokenizer(tokenizerJson, tokenizerConfig), card };
+  }
+}
+
+/** BERT's truncation: the first tokens and the closing [SEP], at most `max` in all. */
+function truncate(ids: number[], max: number): number[] {
+  if (ids.length <= max) return ids;
+  return [...ids.slice(0, max - 1), ids[ids.length - 1]!];
+}

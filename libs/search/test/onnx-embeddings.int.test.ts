@@ -1,0 +1,78 @@
+/**
+ * @jest-environment ./libs/search/test/support/host-typed-arrays-environment.js
+ *
+ * In-process embeddings: the ONNX export of all-MiniLM-L6-v2 (scripts/embeddings/export_onnx.py)
+ * run by onnxruntime-node gives the local embeddings server's vectors, truncates long texts the
+ * same way, batches without changing a vector, and serves a hybrid search. The export is made on
+ * first use (scripts/services.sh embeddings-model); a missing folder is a clear error.
+ */
+import { SearchMode } from '@toolhub/contracts';
+import { HybridSearch, isEmbeddingsError, OnnxEmbeddings, OpenAiEmbeddings, ToolSearchIndex } from '@toolhub/search';
+import { exportedModelDir, type LocalEmbeddingsServer, startLocalEmbeddings } from '@toolhub/search/testing';
+
+import { catalog, tool } from './fixtures';
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('in-process embeddings (ONNX)', () => {
+  let server: LocalEmbeddingsServer | undefined;
+  let onnx: OnnxEmbeddings;
+
+  beforeAll(async () => {
+    onnx = new OnnxEmbeddings({ modelDir: exportedModelDir() });
+    server = await startLocalEmbeddings();
+  }, 660_000);
+  afterAll(() => server?.stop());
+
+  it("gives the local server's vectors, long texts (truncated at 256 tokens) included", async () => {
+    const long = `Upload a file to a folder. ${'It keeps the name, the size, the owner and every other property as it was. '.repeat(60)}`;
+    const texts = ['A man is eating food.', 'list all droplets in my account', '发送一封电子邮件', long];
+    const [ours, theirs] = await Promise.all([onnx.embed(texts), new OpenAiEmbeddings({ url: server!.url }).embed(texts)]);
+    expect(ours).toHaveLength(texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      expect(ours[i]).toHaveLength(384);
+      expect({ text: texts[i]!.slice(0, 40), cosine: dot(ours[i]!, theirs[i]!) }).toEqual({ text: texts[i]!.slice(0, 40), cosine: expect.closeTo(1, 4) });
+    }
+  }, 120_000);
+
+  it('gives each text the same vector alone as in a batch of mixed lengths', async () => {
+    const texts = ['short', 'a somewhat longer sentence about reading files from a disk', 'mid length text here'];
+    const batch = await onnx.embed(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const [alone] = await onnx.embed([texts[i]!]);
+      expect(dot(alone!, batch[i]!)).toBeCloseTo(1, 5);
+    }
+  }, 60_000);
+
+  it('answers a hybrid search by meaning', async () => {
+    const index = new ToolSearchIndex();
+    index.upsert([...catalog(), tool('post', 'deliver_letter', 'Deliver a letter to a recipient inbox.')]);
+    const search = new HybridSearch(index, { embedder: onnx });
+    expect(await search.syncVectors()).toMatchObject({ missing: 0 });
+    const res = await search.search({ queries: ['write an e-mail to a colleague'], limit: 3 });
+    expect(res.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
+    expect(res.note).toBe('');
+    expect(res.hits.map((h) => h.id)).toContain('post:deliver_letter');
+    search.close();
+  }, 60_000);
+
+  it('names the command that creates a missing model folder, and search stays lexical meanwhile', async () => {
+    const missing = new OnnxEmbeddings({ modelDir: '/nonexistent/toolhub-model' });
+    const err = await missing.embed(['x']).catch((e: unknown) => e);
+    expect(isEmbeddingsError(err)).toBe(true);
+    expect((err as Error).message).toMatch(/bash scripts\/services\.sh embeddings-model/);
+    const index = new ToolSearchIndex();
+    index.upsert(catalog());
+    const search = new HybridSearch(index, { embedder: missing, retryMinMs: 60_000 });
+    expect(await search.syncVectors()).toMatchObject({ embedded: 0 });
+    const res = await search.search({ queries: ['read a file'] });
+    expect(res.mode).toBe(SearchMode.SEARCH_MODE_LEXICAL);
+    expect(res.hits[0]?.id).toBe('local:read_file');
+    search.close();
+  }, 60_000);
+
+  it('refuses a folder that holds another model than the one configured', async () => {
+    const other = new OnnxEmbeddings({ modelDir: exportedModelDir(), model: 'bge-small-en' });
+    await expect(other.embed(['x'])).rejects.toThrow(/holds the model "all-MiniLM-L6-v2", but "bge-small-en" is configured/);
+  });
+});

