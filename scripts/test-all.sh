@@ -14,6 +14,8 @@ step() {
 
 step "proto: generate" node scripts/gen-proto.mjs
 step "proto: breaking-change check" node scripts/proto-check.mjs
+# WebAssembly kernels are compiled from their .wat into checked-in TypeScript (scripts/gen-wasm.mjs).
+step "wasm: generated code up to date" node scripts/gen-wasm.mjs --check
 step "typecheck" npx tsc -p tsconfig.json
 step "typecheck: console UI" npx tsc -p libs/console/ui/tsconfig.json
 # enforce-module-boundaries needs the Nx project graph; compute it once (no daemon, no cloud).
