@@ -60,6 +60,14 @@ function parseEntries(text: string, source: string): ApiKeyEntry[] {
   });
 }
 
+/** A principal the configuration names (API keys, mTLS subjects), as operators may see it. */
+export interface KnownPrincipal {
+  id: string;
+  roles: Role[];
+  method: 'api_key' | 'mtls';
+  revoked: boolean;
+}
+
 /** Reads a key file, or every `*.json` file of a directory (a mounted Secret: `..data` entries skipped). */
 function readSource(path: string): FileContent<ApiKeyEntry[]> {
   const st = statSync(path);
@@ -146,6 +154,11 @@ export class ApiKeyStore {
     if (!entry) throw unauthenticated('The API key is not valid. Send a current key in the authorization header ("Bearer <key>") or x-api-key.');
     if (entry.revoked) throw unauthenticated(`The API key "${entry.name}" was revoked. Ask an operator for a new key.`);
     return { id: `key:${entry.name}`, roles: entry.roles, method: 'api_key' };
+  }
+
+  /** Every key's principal (`key:<name>`), roles and whether it is revoked: no hashes, for operators. */
+  list(): KnownPrincipal[] {
+    return [...this.byHash.values()].map((e) => ({ id: `key:${e.name}`, roles: [...e.roles], method: 'api_key' as const, revoked: Boolean(e.revoked) })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   close(): void {

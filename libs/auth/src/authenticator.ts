@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { ApiKeyStore, type ApiKeyStoreOptions } from './api-keys';
+import { ApiKeyStore, type ApiKeyStoreOptions, type KnownPrincipal } from './api-keys';
 import { AuthConfigError, unauthenticated } from './errors';
 import { JwtVerifier, type JwtOptions } from './jwt';
 import { isRole, LOCAL_PRINCIPAL, type Principal, type Role } from './principal';
@@ -87,10 +87,35 @@ export class Authenticator {
     throw unauthenticated(`Credentials required: send "authorization: Bearer <token>" metadata (accepted: ${this.methods.join(', ')}).`);
   }
 
+  /**
+   * Who may call, without secrets: the accepted credential types, every principal the
+   * configuration names (API keys, mTLS subjects) with its roles, and what a JWT must carry (JWT
+   * principals are whoever the issuer signs, so they are not listed).
+   */
+  describe(): AccessDescription {
+    const principals: KnownPrincipal[] = [...(this.keys?.list() ?? [])];
+    for (const [cn, roles] of this.mtls ?? []) principals.push({ id: `mtls:${cn}`, roles: [...roles], method: 'mtls', revoked: false });
+    return { localMode: !this.enabled, methods: this.methods, principals, ...(this.jwt ? { jwt: this.jwt.requirements } : {}) };
+  }
+
+  /** The principal the configuration names `id` (`key:<name>`, `mtls:<CN>`), if any. */
+  known(id: string): KnownPrincipal | undefined {
+    return this.describe().principals.find((p) => p.id === id);
+  }
+
   close(): void {
     this.keys?.close();
     this.jwt?.close();
   }
+}
+
+/** See {@link Authenticator.describe}. */
+export interface AccessDescription {
+  /** No credentials configured: every call is the local admin (loopback only). */
+  localMode: boolean;
+  methods: string[];
+  principals: KnownPrincipal[];
+  jwt?: { issuer: string; audience: string; rolesClaim: string; defaultRoles: string[] };
 }
 
 function loadSubjects(path: string): Map<string, Role[]> {

@@ -163,6 +163,11 @@ export class Grants {
   }
 
   /** The view of `principal`: its own rules plus those of each role it lists (the rules in force now). */
+  /** The rules in force (a copy), and whether they are the default (no grants file: every role sees every tool). */
+  rules(): { config: GrantsConfig; isDefault: boolean } {
+    return { config: JSON.parse(JSON.stringify(this.config)) as GrantsConfig, isDefault: this.config === DEFAULT_GRANTS };
+  }
+
   viewOf(principal: Principal): ToolView {
     const key = `${principal.id}|${principal.roles.join(',')}`;
     let view = this.views.get(key);

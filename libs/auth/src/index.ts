@@ -1,6 +1,6 @@
 /** @toolhub/auth — principals, credentials (API keys, JWT, mTLS), roles and tool grants. */
-export { type ApiKeyEntry, ApiKeyStore, type ApiKeyStoreOptions, hashApiKey } from './api-keys';
-export { Authenticator, type AuthenticatorOptions, type Credentials } from './authenticator';
+export { type ApiKeyEntry, ApiKeyStore, type ApiKeyStoreOptions, hashApiKey, type KnownPrincipal } from './api-keys';
+export { type AccessDescription, Authenticator, type AuthenticatorOptions, type Credentials } from './authenticator';
 export { AuthConfigError, unauthenticated } from './errors';
 export { DEFAULT_GRANTS, type GrantRule, Grants, type GrantsConfig, type GrantsFileOptions, type ToolRef, type ToolView, UNRESTRICTED_VIEW } from './grants';
 export { DEFAULT_MAX_AGE_SEC, type JwtOptions, JwtVerifier, parseMaxAge } from './jwt';

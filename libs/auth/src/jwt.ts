@@ -68,6 +68,12 @@ export class JwtVerifier {
     this.keys = this.loadKeys();
   }
 
+  /** What a token must carry to be accepted (no key material): for operators. */
+  get requirements(): { issuer: string; audience: string; rolesClaim: string; defaultRoles: string[] } {
+    const o = this.options;
+    return { issuer: o.issuer, audience: o.audience, rolesClaim: o.rolesClaim, defaultRoles: [...o.defaultRoles] };
+  }
+
   /** @throws AuthConfigError when issuer, audience or JWKS are missing or the JWKS file is malformed. */
   static create(options: JwtOptions): JwtVerifier {
     for (const field of ['issuer', 'audience', 'jwks'] as const) {

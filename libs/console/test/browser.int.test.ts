@@ -201,6 +201,11 @@ describe('operator console in chromium', () => {
     await page.getByTestId('search-hits').getByRole('link', { name: 'local:reverse_text' }).waitFor(WAIT);
     await expectAccessible('search');
     await shoot('search');
+    // As the agent key sees it: its grants hide the text transforms.
+    await page.getByLabel('View as').selectOption('key:fleet');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForFunction(() => !(globalThis as unknown as Dom).document.querySelector('[data-testid=search-hits]')?.textContent?.includes('local:reverse_text'), undefined, WAIT);
+    await page.getByTestId('search-hits').getByRole('link', { name: 'local:echo_text' }).waitFor(WAIT);
   });
 
   it('finds each change in the audit page, with who made it, and filters by target', async () => {
@@ -209,6 +214,9 @@ describe('operator console in chromium', () => {
     await table.getByRole('row').filter({ hasText: 'SetPreloadList' }).filter({ hasText: 'key:ops-alice' }).waitFor(WAIT);
     await table.getByRole('row').filter({ hasText: 'RegisterTool' }).filter({ hasText: 'manual:weather_forecast' }).waitFor(WAIT);
     await table.getByRole('row').filter({ hasText: 'RegisterTool' }).filter({ hasText: 'manual:currency_convert' }).waitFor(WAIT);
+    // Access: the principals the key file names and the grants in force (GetAccess).
+    await page.getByTestId('configured-principals').getByRole('row').filter({ hasText: 'key:fleet' }).filter({ hasText: 'agent' }).waitFor(WAIT);
+    await page.getByTestId('grants').getByRole('row').filter({ hasText: 'role:agent' }).filter({ hasText: 'local:text/transform/**' }).waitFor(WAIT);
     await expectAccessible('audit');
     await shoot('audit');
     await page.getByLabel('Target').fill('preload');

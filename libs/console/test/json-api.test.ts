@@ -130,6 +130,31 @@ describe('console JSON layer with API keys', () => {
       expect((r.body['hits'] as Array<{ id: string }>).map((h) => h.id)).toContain('local:reverse_text');
     });
 
+    it('lists the principals, roles and grants to an operator (GetAccess), never a key or its hash', async () => {
+      const r = await c().request('POST', '/api/toolhub.v1.ToolHub/GetAccess', {});
+      expect(r.status).toBe(200);
+      const b = r.body as { localMode?: boolean; principals: Array<{ id: string; roles: string[] }>; grants: Array<{ subject: string; allow?: string[]; deny?: string[] }> };
+      expect(b.localMode ?? false).toBe(false);
+      expect(b.principals).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'key:fleet', roles: ['agent'] }), expect.objectContaining({ id: 'key:ops-alice', roles: ['operator'] })]));
+      expect(b.grants).toContainEqual({ subject: 'role:agent', allow: ['*'], deny: ['local:text/transform/**'] });
+      expect(r.text).not.toMatch(/sha256|[0-9a-f]{64}|key-0123456789/);
+    });
+
+    it("searches as another principal (view_as): the agent's grants hide what the operator sees", async () => {
+      const query = { queries: ['reverse the characters of a text'], limit: 20 };
+      const own = await c().request('POST', '/api/toolhub.v1.ToolHub/SearchTools', query);
+      expect((own.body['hits'] as Array<{ id: string }>).map((h) => h.id)).toContain('local:reverse_text');
+      for (const viewAs of ['key:fleet', 'role:agent']) {
+        const as = await c().request('POST', '/api/toolhub.v1.ToolHub/SearchTools', { ...query, viewAs });
+        expect(as.status).toBe(200);
+        const ids = (as.body['hits'] as Array<{ id: string }> | undefined)?.map((h) => h.id) ?? [];
+        expect({ viewAs, ids }).toEqual({ viewAs, ids: expect.not.arrayContaining(['local:reverse_text']) });
+        expect(ids).toContain('local:echo_text');
+      }
+      const unknown = await c().request('POST', '/api/toolhub.v1.ToolHub/SearchTools', { ...query, viewAs: 'key:flet' });
+      expect(errorOf(unknown)).toMatchObject({ code: 'not_found', message: expect.stringMatching(/key:fleet/) });
+    });
+
     it('refuses a POST without the CSRF token, and one from another origin', async () => {
       const noToken = await c().request('POST', '/api/toolhub.v1.RegistryAdmin/GetPreloadList', {}, { 'x-csrf-token': 'wrong' });
       expect(noToken.status).toBe(403);

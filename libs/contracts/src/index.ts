@@ -41,6 +41,10 @@ export {
   ProviderStatus,
   GetStatusRequest,
   GetStatusResponse,
+  GetAccessRequest,
+  GetAccessResponse,
+  AccessPrincipal,
+  AccessRule,
 } from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,

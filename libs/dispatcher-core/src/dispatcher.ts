@@ -67,6 +67,8 @@ export class Dispatcher {
   readonly admission: AdmissionGate;
   /** List, info, search and preload as each principal may see them. */
   readonly catalog: CatalogService;
+  /** The grants in force (GetAccess shows them); undefined: everyone sees everything. */
+  readonly grants: Grants | undefined;
   /** The registry over NATS (search status for GetStatus). */
   private readonly registry: RegistryClient;
   /** Runs: admission, validation, routing, retries, fallbacks, events. */
@@ -105,6 +107,7 @@ export class Dispatcher {
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
     this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
     this.registry = new RegistryClient(bus);
+    this.grants = deps.grants;
     this.catalog = new CatalogService({ client: this.client, registry: this.registry, metadata: this.metadata, providers, options, grants: deps.grants });
     this.runs = new RunPipeline({
       bus,

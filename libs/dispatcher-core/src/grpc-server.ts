@@ -3,11 +3,12 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server } from '@grpc/grpc-js';
-import { contractDescriptorSet, ToolHubService } from '@toolhub/contracts';
+import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
 import { addReflection, assertSafeBind, bindServer, closeServer, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
+import { callViewedAs, describeAccess } from './access';
 import type { Dispatcher } from './dispatcher';
 
 export interface GrpcServerOptions {
@@ -58,8 +59,18 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call), auth),
     listProviders: unary('toolhub.v1.ToolHub/ListProviders', (_req, call) => dispatcher.listProvidersFor(call), auth),
     getStatus: unary('toolhub.v1.ToolHub/GetStatus', (_req, call) => dispatcher.statusFor(call), auth),
-    searchTools: unary('toolhub.v1.ToolHub/SearchTools', (req, call) => dispatcher.searchTools(req as never, call), auth),
+    searchTools: unary(
+      'toolhub.v1.ToolHub/SearchTools',
+      (req, call) => {
+        const r = req as SearchToolsRequest;
+        // An operator checking what another principal finds (its grants applied); see access.ts.
+        return dispatcher.searchTools(r, r.viewAs ? callViewedAs(r.viewAs, call, options.authenticator) : call);
+      },
+      auth,
+    ),
     getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call), auth),
+    // Operators and admins only: it names every principal and rule (never a secret).
+    getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

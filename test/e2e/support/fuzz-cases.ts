@@ -163,6 +163,8 @@ function decodesToValid(method: Method, bytes: Buffer): { decodes: boolean; vali
   switch (method) {
     case 'listProviders':
     case 'getStatus':
+    case 'getAccess':
+      // Requests without fields: any bytes that decode (unknown fields are skipped) are a valid call.
       return { decodes: true, valid: true };
     case 'listTools':
       return { decodes: true, valid: d.provider === '' || d.provider === 'local' };

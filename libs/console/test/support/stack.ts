@@ -4,7 +4,7 @@
  * in front of both — every hop real, only the bus in-process (as in the one-process `npm start`).
  */
 import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
-import { Authenticator, hashApiKey } from '@toolhub/auth';
+import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
 import { ToolHubError } from '@toolhub/contracts';
 import { type RunningConsole, startConsoleServer } from '@toolhub/console';
@@ -38,6 +38,9 @@ export const STACK_TOOLS: ToolDefinition<never>[] = [
   },
 ];
 
+/** The grants of the stack with auth: agents see every tool but the text transforms. */
+export const STACK_GRANTS = { roles: { agent: { allow: ['*'], deny: ['local:text/transform/**'] }, operator: { allow: ['*'] }, admin: { allow: ['*'] } } };
+
 export interface Stack {
   console: RunningConsole;
   admin: RunningAdminServer;
@@ -59,6 +62,7 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'toolhub-console-'));
   let authenticator: Authenticator | undefined;
+  let grants: Grants | undefined;
   if (options.auth) {
     writeFileSync(
       join(dir, 'keys.json'),
@@ -71,6 +75,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }),
     );
     authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json') });
+    // Agents do not see the text transforms: the access page and "view as" in the search playground show it.
+    writeFileSync(join(dir, 'grants.json'), JSON.stringify(STACK_GRANTS));
+    grants = Grants.load(join(dir, 'grants.json'));
   }
   const bus = new InProcessBus();
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry') });
@@ -78,7 +85,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const admin = await startAdminServer(registry, { port: 0, authenticator });
   const adapters: AdapterService[] = [await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', STACK_TOOLS) })];
   if (options.bulkTools) adapters.push(await serveAdapter(bus, { provider: 'bulk', ...staticCatalog('bulk', options.bulkTools) }));
-  const dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 } });
+  const dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 }, deps: { grants } });
   const web = await startConsoleServer({ port: 0, adminAddress: admin.address, agentAddress: dispatcher.grpc.address, authenticator, uiDir: options.uiDir });
   const want = STACK_TOOLS.length + (options.bulkTools?.length ?? 0);
   const end = Date.now() + 60_000;
@@ -98,6 +105,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await store.close();
       await bus.close();
       authenticator?.close();
+      grants?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
   ErrorInfo,
+  type GetAccessResponse,
   type GetToolInfoRequest,
   type GetToolInfoResponse,
   GRPC_ERROR_TRAILER,
@@ -10,6 +11,8 @@ import {
   type ListToolsResponse,
   type RunToolRequest,
   type RunToolResponse,
+  type SearchToolsRequest,
+  type SearchToolsResponse,
   ToolHubClient,
 } from '@toolhub/contracts';
 
@@ -25,6 +28,8 @@ export interface TestClient {
   getToolInfo: Unary<Partial<GetToolInfoRequest>, GetToolInfoResponse>;
   runTool: Unary<Partial<RunToolRequest>, RunToolResponse>;
   listProviders: Unary<Record<string, never>, ListProvidersResponse>;
+  searchTools: Unary<Partial<SearchToolsRequest>, SearchToolsResponse>;
+  getAccess: Unary<Record<string, never>, GetAccessResponse>;
   close(): void;
 }
 
@@ -50,6 +55,8 @@ export function connectClient(address: string): TestClient {
     getToolInfo: wrap<GetToolInfoRequest, GetToolInfoResponse>('getToolInfo', { provider: '', name: '' }),
     runTool: wrap<RunToolRequest, RunToolResponse>('runTool', { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' }),
     listProviders: wrap<Record<string, never>, ListProvidersResponse>('listProviders', {}),
+    searchTools: wrap<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0, mode: 0, explain: false }),
+    getAccess: wrap<Record<string, never>, GetAccessResponse>('getAccess', {}),
     close: () => raw.close(),
   };
 }

@@ -1,10 +1,11 @@
-/** Audit log with filters, and access: who is signed in and which principals changed what. */
+/** Audit log with filters, and access (access.tsx): who may call, the grants, and which principals changed what. */
 import { type FormEvent, useState } from 'react';
 
 import { call, type Session } from '../api';
 import { ErrorBox, useLoad, when } from '../common';
 import { useI18n } from '../i18n';
 import type { AuditEntry } from '../types';
+import { AccessSection } from './access';
 
 export function AuditPage({ session }: { session: Session }) {
   const { t } = useI18n();
@@ -66,30 +67,7 @@ export function AuditPage({ session }: { session: Session }) {
           ))}
         </tbody>
       </table>
-      <section>
-        <h2>{t('access.title')}</h2>
-        <p>
-          {t('access.you')}: <strong>{session.localMode ? t('session.local') : session.principal}</strong> ({(session.roles ?? []).join(', ')})
-        </p>
-        <h3>{t('access.seen')}</h3>
-        <table data-testid="principals">
-          <thead>
-            <tr>
-              <th scope="col">{t('audit.principal')}</th>
-              <th scope="col">{t('audit.roles')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...principals].map(([p, roles]) => (
-              <tr key={p}>
-                <td>{p}</td>
-                <td>{[...roles].join(', ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <p className="note">{t('access.note')}</p>
-      </section>
+      <AccessSection session={session} seen={principals} />
     </>
   );
 }

@@ -2,9 +2,10 @@
 import { type FormEvent, useState } from 'react';
 
 import { call } from '../api';
-import { ErrorBox } from '../common';
+import { ErrorBox, useLoad } from '../common';
 import { useI18n } from '../i18n';
 import type { SearchHit } from '../types';
+import { loadAccess } from './access';
 
 interface SearchResult {
   hits?: SearchHit[];
@@ -21,6 +22,10 @@ export function SearchPage() {
   const [provider, setProvider] = useState('');
   const [mode, setMode] = useState(MODES[0]!);
   const [explain, setExplain] = useState(true);
+  const [viewAs, setViewAs] = useState('');
+  // Whom an operator may search as: the principals the configuration names and the three roles.
+  const access = useLoad(loadAccess, []);
+  const subjects = access.data && !access.data.localMode ? [...(access.data.principals ?? []).map((p) => p.id), 'role:agent', 'role:operator', 'role:admin'] : ['role:agent', 'role:operator', 'role:admin'];
   const [result, setResult] = useState<SearchResult>();
   const [error, setError] = useState<unknown>();
   const go = (e: FormEvent) => {
@@ -30,7 +35,7 @@ export function SearchPage() {
       .split('\n')
       .map((q) => q.trim())
       .filter(Boolean);
-    call<SearchResult>('agent', 'SearchTools', { queries, provider, mode, explain, limit: 20 }).then(setResult, (err: unknown) => {
+    call<SearchResult>('agent', 'SearchTools', { queries, provider, mode, explain, limit: 20, ...(viewAs ? { viewAs } : {}) }).then(setResult, (err: unknown) => {
       setResult(undefined);
       setError(err);
     });
@@ -53,6 +58,17 @@ export function SearchPage() {
             {MODES.map((m) => (
               <option key={m} value={m}>
                 {m.replace('SEARCH_MODE_', '').toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="view-as">{t('search.viewAs')}</label>
+          <select id="view-as" value={viewAs} onChange={(e) => setViewAs(e.target.value)}>
+            <option value="">{t('search.yourself')}</option>
+            {subjects.map((s) => (
+              <option key={s} value={s}>
+                {s}
               </option>
             ))}
           </select>
