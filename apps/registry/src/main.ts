@@ -1,7 +1,7 @@
 /** The registry as its own process: MongoDB-backed catalog, statistics and search, admin gRPC API. */
 import { natsStatusLogger } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
-import { startConsoleServer } from '@toolhub/console';
+import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { connectNatsForStartup, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
@@ -45,6 +45,8 @@ async function main(): Promise<void> {
         allowUnauthenticated: security.allowUnauthenticated,
         allowedHosts: config.consoleAllowedHosts?.split(',').map((h) => h.trim()).filter(Boolean),
         logger: log,
+        // The console dials the APIs as a client: TLS when they serve it (TOOLHUB_CONSOLE_API_*).
+        ...apiChannel(consoleApiTls(config, Boolean(security.tls))),
       })
     : undefined;
   if (web) log.info({ console: web.url }, `operator console on ${web.url}`);

@@ -6,7 +6,7 @@ import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapt
 import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
-import { startConsoleServer } from '@toolhub/console';
+import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
@@ -119,6 +119,8 @@ async function main(): Promise<void> {
         allowUnauthenticated: security.allowUnauthenticated,
         allowedHosts: config.consoleAllowedHosts?.split(',').map((h) => h.trim()).filter(Boolean),
         logger: log,
+        // The console dials the APIs as a client: TLS when they serve it (TOOLHUB_CONSOLE_API_*).
+        ...apiChannel(consoleApiTls(config, Boolean(security.tls))),
       })
     : undefined;
   const ops = await startOps({

@@ -5,7 +5,7 @@
  * servers do every check (roles, validation, audit) exactly as for grpcurl or the CLI: the console
  * never reaches the database and adds no second set of rules.
  */
-import { type ChannelCredentials, Client, credentials as grpcCredentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import { type ChannelCredentials, type ChannelOptions, Client, credentials as grpcCredentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
 import * as contracts from '@toolhub/contracts';
 import { ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, RegistryAdminService, ToolHubError, ToolHubService } from '@toolhub/contracts';
 
@@ -56,8 +56,10 @@ export interface GrpcBridgeOptions {
   adminAddress: string;
   /** host:port of the agent gRPC API (toolhub.v1.ToolHub); absent: those calls answer UNAVAILABLE. */
   agentAddress?: string;
-  /** @default insecure (loopback) */
+  /** @default insecure (loopback); TLS (see api-tls.ts) when the APIs serve it */
   channelCredentials?: ChannelCredentials;
+  /** gRPC channel options (e.g. the name to check in the APIs' certificate). */
+  channelOptions?: ChannelOptions;
   /** Deadline of each call. @default 60000 */
   deadlineMs?: number;
 }
@@ -102,7 +104,8 @@ export class GrpcBridge {
 
   constructor(options: GrpcBridgeOptions) {
     const creds = options.channelCredentials ?? grpcCredentials.createInsecure();
-    this.clients = { admin: new Client(options.adminAddress, creds), agent: options.agentAddress ? new Client(options.agentAddress, creds) : undefined };
+    const opts = options.channelOptions ?? {};
+    this.clients = { admin: new Client(options.adminAddress, creds, opts), agent: options.agentAddress ? new Client(options.agentAddress, creds, opts) : undefined };
     this.deadlineMs = options.deadlineMs ?? 60_000;
   }
 
