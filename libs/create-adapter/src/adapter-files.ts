@@ -1,18 +1,25 @@
 /**
- * The files of a new adapter repository (`toolhub adapter init`): the SDK dependency, one tool, a
- * unit test, a Dockerfile and CI that runs the conformance kit against the adapter on nats-server.
- * Plain template strings, so the CLI ships no template folder.
+ * The files of a new adapter repository (`npm create @toolhub/adapter`, `toolhub adapter init`):
+ * the SDK dependencies at the exact versions released with this scaffold, one tool, a unit test, a
+ * main that reports a NATS refusal in one line with an exit code, a Dockerfile and CI that runs
+ * the conformance kit against the adapter on nats-server. Plain template strings, so the package
+ * ships no template folder.
  */
+import { SCAFFOLD_VERSIONS, THIRD_PARTY_VERSIONS } from './versions';
 
-/** Versions the scaffold depends on: the published packages this CLI was built with. */
-export const SCAFFOLD_VERSIONS = { sdk: '~0.2.0', bus: '^0.2.0', contracts: '^1.1.0', conformance: '^0.1.0' } as const;
+/**
+ * Exit codes of the scaffold's main (sysexits.h): NATS refused the user (bad credentials, or
+ * permissions that do not cover this provider), NATS cannot be reached, anything else.
+ */
+export const ADAPTER_EXIT = { refused: 77, unavailable: 69, failed: 1 } as const;
 
 /** Relative path → content. */
 export type ScaffoldFiles = Record<string, string>;
 
 /** The files for provider `provider` (a valid provider name). */
 export function adapterFiles(provider: string): ScaffoldFiles {
-  const tool = `${provider}_hello`.slice(0, 64);
+  // Provider names may hold '-'; tool names may not.
+  const tool = `${provider.replace(/-/g, '_')}_hello`.slice(0, 64);
   const pkg = {
     name: `${provider.replace(/_/g, '-')}-toolhub-adapter`,
     version: '0.1.0',
@@ -25,8 +32,17 @@ export function adapterFiles(provider: string): ScaffoldFiles {
       conformance: `toolhub-adapter-conformance --provider ${provider} --run-tool ${tool} --run-args '{"name":"CI"}'`,
     },
     engines: { node: '>=20.19' },
-    dependencies: { '@toolhub/adapter-sdk': SCAFFOLD_VERSIONS.sdk, '@toolhub/bus': SCAFFOLD_VERSIONS.bus, '@toolhub/contracts': SCAFFOLD_VERSIONS.contracts, '@opentelemetry/api': '^1.9.0' },
-    devDependencies: { '@toolhub/adapter-conformance': SCAFFOLD_VERSIONS.conformance, '@types/node': '^20.19.0', typescript: '^5.9.0' },
+    dependencies: {
+      '@toolhub/adapter-sdk': SCAFFOLD_VERSIONS['@toolhub/adapter-sdk'],
+      '@toolhub/bus': SCAFFOLD_VERSIONS['@toolhub/bus'],
+      '@toolhub/contracts': SCAFFOLD_VERSIONS['@toolhub/contracts'],
+      '@opentelemetry/api': THIRD_PARTY_VERSIONS['@opentelemetry/api'],
+    },
+    devDependencies: {
+      '@toolhub/adapter-conformance': SCAFFOLD_VERSIONS['@toolhub/adapter-conformance'],
+      '@types/node': THIRD_PARTY_VERSIONS['@types/node'],
+      typescript: THIRD_PARTY_VERSIONS.typescript,
+    },
   };
   return {
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
@@ -52,19 +68,58 @@ export const tools: ToolDefinition<never>[] = [
 ];
 `,
     'src/main.ts': `import { serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
-import { NatsBus } from '@toolhub/bus';
+import { isBusError, NatsBus, permissionViolationOf } from '@toolhub/bus';
 
 import { tools } from './tools';
 
 const PROVIDER = '${provider}';
+/** sysexits.h: NATS refused this user, NATS cannot be reached, anything else. */
+const EXIT = { refused: ${ADAPTER_EXIT.refused}, unavailable: ${ADAPTER_EXIT.unavailable}, failed: ${ADAPTER_EXIT.failed} } as const;
+const user = process.env['NATS_USER'] ?? '(none)';
+const servers = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 
-void (async () => {
-  const bus = await NatsBus.connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: \`\${PROVIDER}-adapter\` });
+/** One line on stderr and an exit code, instead of a stack trace or an unhandled rejection. */
+function fail(code: number, message: string): never {
+  process.stderr.write(\`adapter \${PROVIDER}: \${message}\\n\`);
+  process.exit(code);
+}
+
+/** NATS.js names the error of refused credentials AuthorizationError (it may sit in a cause chain). */
+function isAuthorizationError(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e.name === 'AuthorizationError') return true;
+  return false;
+}
+
+async function main(): Promise<void> {
+  let bus: NatsBus;
+  try {
+    // ensureStream false: an adapter's NATS user may not manage JetStream streams.
+    // NATS_USER / NATS_PASSWORD / NATS_INBOX_PREFIX are read from the environment by NatsBus.
+    bus = await NatsBus.connect({
+      servers,
+      name: \`\${PROVIDER}-adapter\`,
+      ensureStream: false,
+      onStatus: (status) => {
+        // The server drops what it refuses (a subscription, a reply) and says so only here.
+        const refused = permissionViolationOf(status);
+        if (refused) {
+          fail(EXIT.refused, \`NATS user "\${user}" may not \${refused.operation} "\${refused.subject}": its permissions do not cover provider "\${PROVIDER}". Ask your ToolHub operator for this provider's user (toolhub nats add-provider \${PROVIDER}).\`);
+        }
+      },
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (isAuthorizationError(err)) fail(EXIT.refused, \`NATS at \${servers} refused user "\${user}": check NATS_USER and NATS_PASSWORD (ask your ToolHub operator: toolhub nats add-provider \${PROVIDER}).\`);
+    if (isBusError(err, 'connection_failed')) fail(EXIT.unavailable, message);
+    throw err;
+  }
   const service = await serveAdapter(bus, { provider: PROVIDER, ...staticCatalog(PROVIDER, tools) });
   // SIGTERM: stop taking work, finish in-flight calls, then leave the bus.
   process.once('SIGTERM', () => void service.close().then(() => bus.close()));
-  console.log(\`adapter \${PROVIDER} ready\`);
-})();
+  console.log(\`adapter \${PROVIDER} ready (NATS \${servers}, user \${user})\`);
+}
+
+main().catch((err: unknown) => fail(EXIT.failed, err instanceof Error ? err.message : String(err)));
 `,
     'test/tools.test.ts': `import { AdapterClient, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
@@ -141,9 +196,16 @@ A [ToolHub](https://example.invalid/toolhub) adapter: provider \`${provider}\`.
 \`\`\`sh
 npm install
 npm test                      # unit tests (in-process bus)
-NATS_URL=nats://127.0.0.1:4222 npm start
-npm run conformance           # the ToolHub adapter conformance kit against the running adapter
+npm run build
+NATS_URL=nats://127.0.0.1:4222 npm start        # prints "adapter ${provider} ready"
+NATS_URL=nats://127.0.0.1:4222 npm run conformance  # the ToolHub adapter conformance kit against it
 \`\`\`
+
+Against ToolHub's NATS, start it with the user your ToolHub operator issued for provider
+\`${provider}\` (\`toolhub nats add-provider ${provider}\`): \`NATS_URL\`, \`NATS_USER\`,
+\`NATS_PASSWORD\` and \`NATS_INBOX_PREFIX\` in the environment, then \`npm start\`. If NATS refuses
+that user (wrong password, or permissions for another provider) the adapter says so in one line
+and exits with code ${ADAPTER_EXIT.refused}; when NATS cannot be reached, with ${ADAPTER_EXIT.unavailable}.
 
 Add tools in \`src/tools.ts\`. Throw \`ToolHubError.invalidArgument / notFound\` for the caller's
 mistakes, return \`toolError('…')\` when the tool itself fails. See ADAPTERS.md in the ToolHub
