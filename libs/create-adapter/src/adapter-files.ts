@@ -103,7 +103,8 @@ async function main(): Promise<void> {
         // The server drops what it refuses (a subscription, a reply) and says so only here.
         const refused = permissionViolationOf(status);
         if (refused) {
-          fail(EXIT.refused, \`NATS user "\${user}" may not \${refused.operation} "\${refused.subject}": its permissions do not cover provider "\${PROVIDER}". Ask your ToolHub operator for this provider's user (toolhub nats add-provider \${PROVIDER}).\`);
+          const action = refused.operation === 'publish' ? 'publish to' : 'subscribe to';
+          fail(EXIT.refused, \`NATS user "\${user}" may not \${action} "\${refused.subject}": its permissions do not cover provider "\${PROVIDER}". Ask your ToolHub operator for this provider's user (toolhub nats add-provider \${PROVIDER}).\`);
         }
       },
     });
