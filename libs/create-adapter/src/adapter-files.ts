@@ -150,7 +150,9 @@ test('refuses an empty name with invalid_argument', async () => {
   await assert.rejects(run({ name: ' ' }), (err) => isToolHubError(err, 'invalid_argument'));
 });
 `,
-    Dockerfile: `FROM node:20-slim AS build
+    Dockerfile: `# NODE_IMAGE: any Node 20.19+ image, e.g. one from your own registry (--build-arg NODE_IMAGE=…).
+ARG NODE_IMAGE=node:24-slim
+FROM \${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package*.json tsconfig.json ./
 RUN npm ci
@@ -158,7 +160,7 @@ COPY src src
 COPY test test
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-slim
+FROM \${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules node_modules
@@ -181,7 +183,7 @@ jobs:
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-node@v4
-        with: { node-version: 20 }
+        with: { node-version: 24 }
       - run: npm ci
       - run: npm test
       # The adapter against the ToolHub adapter contract, over a real NATS server.
