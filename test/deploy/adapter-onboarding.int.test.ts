@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { addUserToConfig } from '../../libs/cli/src/commands/nats-add-provider';
 import { connectAgent, type AgentClient, type RegistryProcess, startDispatcherProcess, startRegistry } from '../e2e/support/stack';
 import { packPackages } from '../packaging/support/packages';
-import { markedBlock, runBlock, runLine } from './support/doc-commands';
+import { markedBlock, runBlock, runLine, stopTree } from './support/doc-commands';
 import { lockClosure, packFromCache, publishAsIs, tarballManifest } from './support/registry-mirror';
 import { type LocalRegistry, startVerdaccio } from './support/verdaccio';
 
@@ -55,6 +55,16 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) env[k] = /^(NATS_|npm_|NODE_OPTIONS$|JEST_|TOOLHUB_)/i.test(k) ? undefined : v;
   return { ...env, ...extra };
+}
+
+async function dropDatabase(url: string, name: string): Promise<void> {
+  const { MongoClient } = await import('mongodb');
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.db(name).dropDatabase();
+  } finally {
+    await client.close();
+  }
 }
 
 /** `K=V` lines of a command's output. */
@@ -104,9 +114,8 @@ describe('an adapter team onboarding from a registry, following ADAPTERS.md word
       runBlock(markedBlock(DOC, 'adapter-team'), { cwd: team, env: cleanEnv({ ...npmEnv, NATS_URL: teamNats!.url }), readyPattern: READY, timeoutMs: 60_000 }),
     );
     project = cwd;
-    running.push(...background);
     conformanceOutput = results.find((r) => r.line.includes('conformance'))?.stdout ?? '';
-    for (const p of background.splice(0)) await p.kill('SIGTERM');
+    for (const p of background.splice(0)) await stopTree(p);
 
     // 3. The operator issues the provider's NATS user, in the ToolHub checkout.
     const [operatorLine, ...rest] = markedBlock(DOC, 'adapter-operator');
@@ -129,9 +138,11 @@ describe('an adapter team onboarding from a registry, following ADAPTERS.md word
 
   afterAll(async () => {
     agent?.close();
-    for (const p of running) await p.kill('SIGTERM');
+    for (const p of running) await stopTree(p);
     await dispatcher?.proc.kill('SIGTERM');
+    // halt, not stop: stop() deletes its consumer as the shared NATS's admin, a user this server does not have.
     await toolhubRegistry?.halt();
+    if (toolhubRegistry) await dropDatabase(await mongoUrl(), toolhubRegistry.dbName);
     await hubNats?.stop();
     await teamNats?.stop();
     await registry?.stop();

@@ -115,8 +115,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const service = await serveAdapter(bus, { provider: PROVIDER, ...staticCatalog(PROVIDER, tools) });
-  // SIGTERM: stop taking work, finish in-flight calls, then leave the bus.
-  process.once('SIGTERM', () => void service.close().then(() => bus.close()));
+  // SIGTERM: stop taking work, finish in-flight calls, then leave the bus. With NATS gone there is
+  // nothing to drain to: give up after 20 s rather than wait for a server that may never return.
+  process.once('SIGTERM', () => {
+    setTimeout(() => fail(EXIT.unavailable, 'stopping took over 20 s (NATS unreachable?); exiting.'), 20_000).unref();
+    void service.close().then(() => bus.close());
+  });
   console.log(\`adapter \${PROVIDER} ready (NATS \${servers}, user \${user})\`);
 }
 

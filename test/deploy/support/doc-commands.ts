@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { spawnProcess, type SpawnedProcess } from '@toolhub/test-harness';
+import { childrenOf, spawnProcess, type SpawnedProcess } from '@toolhub/test-harness';
 
 /**
  * The command lines of block `name` in `file` (comments and blank lines dropped).
@@ -55,20 +55,48 @@ export async function runBlock(
   let cwd = options.cwd;
   const results: CommandResult[] = [];
   const background: SpawnedProcess[] = [];
-  for (const line of lines) {
-    const cd = /^cd\s+(\S+)$/.exec(line);
-    if (cd) {
-      cwd = resolve(cwd, cd[1]!);
-      continue;
+  try {
+    for (const line of lines) {
+      const cd = /^cd\s+(\S+)$/.exec(line);
+      if (cd) {
+        cwd = resolve(cwd, cd[1]!);
+        continue;
+      }
+      if (line.endsWith('&')) {
+        const command = line.slice(0, -1).trim();
+        background.push(await spawnProcess('bash', ['-c', `exec ${command}`], { cwd, env: options.env, readyPattern: options.readyPattern, timeoutMs: options.timeoutMs ?? 60_000 }));
+        continue;
+      }
+      const r = await runLine(line, cwd, options.env);
+      results.push(r);
+      if (r.code !== 0) throw new Error(`"${line}" (in ${cwd}) exited with ${r.code}:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
     }
-    if (line.endsWith('&')) {
-      const command = line.slice(0, -1).trim();
-      background.push(await spawnProcess('bash', ['-c', `exec ${command}`], { cwd, env: options.env, readyPattern: options.readyPattern, timeoutMs: options.timeoutMs ?? 60_000 }));
-      continue;
-    }
-    const r = await runLine(line, cwd, options.env);
-    results.push(r);
-    if (r.code !== 0) throw new Error(`"${line}" (in ${cwd}) exited with ${r.code}:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+  } catch (err) {
+    for (const p of background) await stopTree(p);
+    throw err;
   }
   return { cwd, results, background };
+}
+
+/**
+ * Stops a command started from a line (`npm start`): SIGTERM to what it started first, deepest
+ * first — npm does not pass SIGTERM on to its script, whose process would outlive the test.
+ */
+export async function stopTree(p: SpawnedProcess): Promise<void> {
+  const descendants: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of childrenOf(pid)) {
+      descendants.push(c.pid);
+      walk(c.pid);
+    }
+  };
+  walk(p.pid);
+  for (const pid of descendants.reverse()) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // Gone already.
+    }
+  }
+  await p.kill('SIGTERM');
 }
