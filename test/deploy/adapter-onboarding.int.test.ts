@@ -14,6 +14,7 @@
  *   answered through the dispatcher.
  * - Refused (wrong password; another provider's user): one clear line and exit code 77.
  */
+import { addUserToConfig } from '@toolhub/cli';
 import { RunStatus } from '@toolhub/contracts';
 import { ADAPTER_EXIT, SCAFFOLD_VERSIONS } from '@toolhub/create-adapter';
 import { mongoUrl, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
@@ -23,7 +24,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { addUserToConfig } from '../../libs/cli/src/commands/nats-add-provider';
 import { connectAgent, type AgentClient, type RegistryProcess, startDispatcherProcess, startRegistry } from '../e2e/support/stack';
 import { packPackages } from '../packaging/support/packages';
 import { markedBlock, runBlock, runLine, stopTree } from './support/doc-commands';
