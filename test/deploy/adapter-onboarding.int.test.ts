@@ -3,9 +3,9 @@
  * marked `<!-- test-block: … -->` there are read from the file and run as written.
  *
  * - ToolHub's packages (and the scaffold @toolhub/create-adapter) are packed and published with
- *   `npm publish` to a local Verdaccio (from npm, no uplinks), beside the third-party packages they
- *   need (mirrored from this repository's lock); the team's npm sees only that registry
- *   (npm_config_registry) and an empty cache of its own.
+ *   the page's commands to a local Verdaccio (from npm, no uplinks), beside the third-party
+ *   packages they need (mirrored from this repository's lock); the team's npm sees only that
+ *   registry (npm_config_registry) and an empty cache of its own.
  * - In a scratch folder: `npm create @toolhub/adapter …`, install, unit tests, build, start against
  *   a nats-server of the team's own, and the conformance kit.
  * - The operator issues the provider's NATS user (`toolhub nats add-provider`), adds it to the
@@ -18,21 +18,18 @@ import { addUserToConfig } from '@toolhub/cli';
 import { RunStatus } from '@toolhub/contracts';
 import { ADAPTER_EXIT, SCAFFOLD_VERSIONS } from '@toolhub/create-adapter';
 import { mongoUrl, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { connectAgent, type AgentClient, type RegistryProcess, startDispatcherProcess, startRegistry } from '../e2e/support/stack';
-import { packPackages } from '../packaging/support/packages';
+import { TARBALLS } from '../packaging/support/packages';
 import { markedBlock, runBlock, runLine, stopTree } from './support/doc-commands';
 import { lockClosure, packFromCache, publishAsIs, tarballManifest } from './support/registry-mirror';
 import { type LocalRegistry, startVerdaccio } from './support/verdaccio';
 
 jest.setTimeout(240_000);
 
-const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 const DOC = join(ROOT, 'ADAPTERS.md');
 const SHIPPED_AUTH = join(ROOT, 'deploy', 'nats', 'toolhub-auth.conf');
@@ -88,12 +85,17 @@ describe('an adapter team onboarding from a registry, following ADAPTERS.md word
 
   beforeAll(async () => {
     base = scratchDir('onboarding');
-    // 1. ToolHub's side: pack, start the registry, mirror what the packages need, publish ours.
-    const tarballs = await timed('pack', () => packPackages());
+    // 1. ToolHub's side: start the registry, pack and publish ours as the page says, then mirror
+    // what they need from elsewhere.
     registry = await timed('verdaccio', () => startVerdaccio(join(base, 'verdaccio')));
+    await timed('pack + npm publish @toolhub/* (the page)', () =>
+      runBlock(markedBlock(DOC, 'toolhub-publish'), { cwd: ROOT, env: cleanEnv({ npm_config_registry: registry!.url, npm_config_userconfig: registry!.npmrc }), readyPattern: READY }),
+    );
+    const tarballs = readdirSync(TARBALLS).filter((f) => f.endsWith('.tgz')).map((f) => join(TARBALLS, f));
+    expect(tarballs.map((f) => tarballManifest(f).name).sort()).toEqual(['@toolhub/adapter-conformance', '@toolhub/adapter-sdk', '@toolhub/bus', '@toolhub/contracts', '@toolhub/create-adapter']);
     await timed('mirror third-party', async () => {
       const seeds = new Set<string>(['@opentelemetry/api', '@types/node', 'typescript']);
-      for (const tgz of Object.values(tarballs)) {
+      for (const tgz of tarballs) {
         const m = tarballManifest(tgz) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
         for (const d of Object.keys({ ...m.dependencies, ...m.peerDependencies })) if (!d.startsWith('@toolhub/')) seeds.add(d);
       }
@@ -102,9 +104,6 @@ describe('an adapter team onboarding from a registry, following ADAPTERS.md word
       const files = await packFromCache(lockClosure([...seeds]), dest);
       await Promise.all(files.map((f) => publishAsIs(registry!.url, registry!.token, f)));
     });
-    await timed('npm publish @toolhub/*', () =>
-      Promise.all(Object.values(tarballs).map((tgz) => run('npm', ['publish', tgz, '--userconfig', registry!.npmrc, '--registry', registry!.url], { cwd: base, env: cleanEnv({}) as Record<string, string> }))),
-    );
     // 2. The team's shell: only the local registry, an empty npm cache, its own nats-server.
     teamNats = await startNatsServer();
     npmEnv = { npm_config_registry: registry.url, npm_config_cache: join(base, 'team-npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
