@@ -72,8 +72,17 @@ export async function startVerdaccio(dir: string): Promise<LocalRegistry> {
       '',
     ].join('\n'),
   );
-  const port = await freePort();
-  const proc = await spawnProcess(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], { cwd: dir, readyPattern: /http address/, timeoutMs: 60_000 });
+  let port = 0;
+  let proc: SpawnedProcess | undefined;
+  // A free port can be taken between freePort() and the bind: try another one then.
+  for (let attempt = 0; !proc; attempt++) {
+    port = await freePort();
+    try {
+      proc = await spawnProcess(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], { cwd: dir, readyPattern: /http address/, timeoutMs: 60_000 });
+    } catch (err) {
+      if (attempt >= 2 || !/EADDRINUSE|address already in use/i.test(String(err))) throw err;
+    }
+  }
   const url = `http://127.0.0.1:${port}/`;
   const res = await fetch(`${url}-/user/org.couchdb.user:toolhub`, {
     method: 'PUT',
