@@ -161,6 +161,12 @@ describe('an adapter team onboarding from a registry, following ADAPTERS.md word
     }
   });
 
+  it('scaffolds with npx @toolhub/create-adapter too, as the page says', async () => {
+    const r = await runLine('npx --yes @toolhub/create-adapter billing-adapter --json', join(base, 'team'), cleanEnv(npmEnv));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ provider: 'billing', files: expect.arrayContaining(['src/main.ts', 'package.json']) });
+  });
+
   it('passes the conformance kit', () => {
     expect(conformanceOutput).toMatch(/^heartbeat\s+PASS/m);
     expect(conformanceOutput).toMatch(/\d+ passed, 0 failed/);
