@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Builds the packages an adapter team installs from npm (@toolhub/contracts, @toolhub/bus,
-// @toolhub/adapter-sdk, @toolhub/adapter-conformance) to JavaScript with .d.ts, writes each one's
+// @toolhub/adapter-sdk, @toolhub/adapter-conformance, and the scaffold @toolhub/create-adapter that
+// `npm create @toolhub/adapter` runs) to JavaScript with .d.ts, writes each one's
 // publish manifest (exports map, declared dependencies) and runs `npm pack`.
 // The monorepo itself keeps using the TypeScript sources (tsconfig paths, jest moduleNameMapper);
 // only the staged copies under tmp/pack point at dist/.
 //   node scripts/pack-packages.mjs            -> tmp/pack/tarballs/*.tgz
 // Fails when a built file requires a package its manifest does not declare.
 import { execFileSync } from 'node:child_process';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +24,26 @@ export const PACKAGES = [
   { dir: 'adapter-sdk' },
   // The dev package.json has no bin: it would link a TypeScript file into node_modules/.bin.
   { dir: 'adapter-conformance', bin: { 'toolhub-adapter-conformance': './dist/bin.js' } },
+  // One bin named after the package, so `npx @toolhub/create-adapter` and `npm create @toolhub/adapter` run it.
+  // adapter-files.js holds the scaffold's source as text: its imports are the new project's, not ours.
+  { dir: 'create-adapter', bin: { 'create-adapter': './dist/bin.js' }, templates: ['dist/adapter-files.js'] },
 ];
 
 rmSync(out, { recursive: true, force: true });
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'scripts', 'pack', 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
 const built = Date.now();
+
+// The scaffold must name exactly the versions packed here, or `npm create` writes a project that
+// cannot install from the registry these tarballs go to.
+const { SCAFFOLD_VERSIONS } = createRequire(import.meta.url)(join(out, 'build', 'create-adapter', 'src', 'versions.js'));
+for (const [name, version] of Object.entries(SCAFFOLD_VERSIONS)) {
+  const actual = JSON.parse(readFileSync(join(root, 'libs', name.replace('@toolhub/', ''), 'package.json'), 'utf8')).version;
+  if (actual !== version) {
+    console.error(`pack: libs/create-adapter/src/versions.ts names ${name}@${version}, but libs/${name.replace('@toolhub/', '')}/package.json is ${actual}; update versions.ts`);
+    process.exit(1);
+  }
+}
 
 const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
@@ -48,7 +63,8 @@ for (const pkg of PACKAGES) {
   // Every package a built file requires must be declared, or the tarball fails at run time.
   const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
   const missing = new Set();
-  for (const file of walk(join(stage, 'dist')).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
+  const templates = new Set((pkg.templates ?? []).map((f) => join(stage, f)));
+  for (const file of walk(join(stage, 'dist')).filter((f) => (f.endsWith('.js') || f.endsWith('.d.ts')) && !templates.has(f))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/(?:require\(|from |import\()["']([^"'.][^"']*)["']/g)) {
       const name = packageOf(m[1]);

@@ -25,5 +25,5 @@ export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
 export { DEFAULT_REQUESTS_PER_TURN, NatsBus, type NatsBusOptions, type NatsBusStatus } from './nats-bus';
 export { type ConnectRetryOptions, connectNatsBusWithRetry } from './nats-connect-retry';
 export { natsStatusLogger, type NatsStatusLogger, permissionViolationOf } from './nats-status-log';
-export { inboxPrefixOf, natsAuthorizationConfig, natsPermissions, type NatsServiceRole, type NatsServiceUser } from './nats-permissions';
+export { inboxPrefixOf, natsAuthorizationConfig, natsPermissions, natsUserEntry, type NatsServiceRole, type NatsServiceUser } from './nats-permissions';
 export { natsAuthenticator, type NatsCredentials, natsCredentialsFromEnv } from './nats-credentials';

@@ -55,7 +55,7 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
       };
     case 'adapter': {
       const p = u.provider;
-      if (!p || !/^[a-z][a-z0-9_]*$/.test(p)) throw new Error(`NATS user ${u.user}: an adapter user needs its provider name`);
+      if (!p || !/^[a-z][a-z0-9_-]*$/.test(p)) throw new Error(`NATS user ${u.user}: an adapter user needs its provider name`);
       return {
         publish: {
           allow: ['$JS.API.INFO', `${R}.discovery.heartbeat`, `${R}.ack.>`, `${R}.registry.>`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
@@ -73,12 +73,14 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
 const quote = (v: string) => (v.startsWith('$') ? v : JSON.stringify(v));
 const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
 
+/** One user's line of the `users = [...]` list (as in deploy/nats/toolhub-auth.conf). */
+export function natsUserEntry(u: NatsServiceUser): string {
+  const p = natsPermissions(u);
+  const side = (s: { allow: string[]; deny?: string[] }) => `{ allow: ${list(s.allow)}${s.deny ? `, deny: ${list(s.deny)}` : ''} }`;
+  return `    { user: ${JSON.stringify(u.user)}, password: ${quote(u.password)}, permissions: { publish: ${side(p.publish)}, subscribe: ${side(p.subscribe)}${p.allow_responses ? ', allow_responses: true' : ''} } }`;
+}
+
 /** The `authorization { users = [...] }` block for nats-server's config file. */
 export function natsAuthorizationConfig(users: readonly NatsServiceUser[]): string {
-  const lines = users.map((u) => {
-    const p = natsPermissions(u);
-    const side = (s: { allow: string[]; deny?: string[] }) => `{ allow: ${list(s.allow)}${s.deny ? `, deny: ${list(s.deny)}` : ''} }`;
-    return `    { user: ${JSON.stringify(u.user)}, password: ${quote(u.password)}, permissions: { publish: ${side(p.publish)}, subscribe: ${side(p.subscribe)}${p.allow_responses ? ', allow_responses: true' : ''} } }`;
-  });
-  return `authorization {\n  users = [\n${lines.join(',\n')}\n  ]\n}\n`;
+  return `authorization {\n  users = [\n${users.map(natsUserEntry).join(',\n')}\n  ]\n}\n`;
 }

@@ -9,3 +9,4 @@ export { CliUsageError, isCliUsageError } from './errors';
 export { RegistryAdminApi, type AdminCredentials, ADMIN_METHOD_PREFIX } from './admin-client';
 export { type Settings, resolveSettings, DEFAULT_ADDRESS, DEFAULT_ADMIN_ADDRESS, DEFAULT_TIMEOUT_MS } from './settings';
 export { type JsonError } from './report-error';
+export { addUserToConfig, issueProviderUser, type IssuedProviderUser, type NatsAddProviderOptions } from './commands/nats-add-provider';

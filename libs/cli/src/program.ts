@@ -12,6 +12,7 @@ import { infoCommand } from './commands/info';
 import { learnedCommand, type LearnedOptions } from './commands/learned';
 import { lsCommand, type LsOptions } from './commands/ls';
 import { DEFAULT_MCP_URL, runMcpBridge } from './commands/mcp-bridge';
+import { natsAddProviderCommand, type NatsAddProviderOptions } from './commands/nats-add-provider';
 import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
 import { providersCommand } from './commands/providers';
 import { runCommand, type RunOptions } from './commands/run';
@@ -48,6 +49,7 @@ Examples:
   toolhub preload suggest
   toolhub learned --provider github
   toolhub adapter init my-adapter --provider weather
+  toolhub nats add-provider weather (the NATS user of a new adapter team's provider)
   toolhub mcp                     (an MCP server on stdio for MCP hosts; TOOLHUB_MCP_URL, TOOLHUB_TOKEN)`;
 
 /** Builds the program; `state.code` receives the exit code of the command that ran. */
@@ -97,6 +99,17 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .argument('<dir>', 'directory to create (must be new or empty)')
     .option('--provider <name>', 'provider name (default: from the directory name)')
     .action(act<[string, AdapterInitOptions]>(adapterInitCommand));
+
+  program
+    .command('nats')
+    .description('NATS users of ToolHub services')
+    .command('add-provider')
+    .description("issue a new provider's NATS user: its users entry (permissions for that provider only), a password, and the adapter's NATS_* environment")
+    .argument('<provider>', 'provider name, e.g. weather')
+    .option('--user <name>', 'NATS user name (default adapter_<provider>)')
+    .option('--password <password>', 'password (default: 24 random characters)')
+    .option('--conf <file>', 'add the user to this nats-server config (e.g. deploy/nats/toolhub-auth.conf) instead of printing the entry')
+    .action(act<[string, NatsAddProviderOptions]>(natsAddProviderCommand));
 
   program
     .command('mcp')
