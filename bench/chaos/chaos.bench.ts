@@ -31,6 +31,7 @@ function verdict(r: ScenarioResult): string {
   if (r.inFlightResolvedMs !== undefined && r.inFlightResolvedMs > 2000) problems.push(`in-flight calls resolved after ${r.inFlightResolvedMs} ms (aim 2 s)`);
   if (r.p99AdmittedMs !== undefined && r.p99AdmittedMs >= 1000) problems.push(`p99 admitted ${r.p99AdmittedMs} ms (aim < 1 s)`);
   if (r.dispatcherPeakRssMiB !== undefined && r.dispatcherPeakRssMiB >= 300) problems.push(`RSS ${r.dispatcherPeakRssMiB} MiB (aim < 300)`);
+  if (r.cpuPerRefusedUs !== undefined && r.cpuPerRefusedUs >= 50) problems.push(`CPU per refused call ~${r.cpuPerRefusedUs} µs (aim < 50)`);
   if (r.scenario.startsWith('overload') && !r.failedByCode['RESOURCE_EXHAUSTED']) problems.push('nothing shed');
   if (r.outage && r.outage.achievedRate < 0.95 * r.outage.targetRate) problems.push(`load ${r.outage.achievedRate}/s, not the ${r.outage.targetRate}/s asked`);
   if (r.outage && r.outage.backlogDrainedMs < 0) problems.push('backlog not drained while the load ran');

@@ -40,6 +40,8 @@ export interface ScenarioResult {
   /** Of calls that ran (not shed). */
   p99AdmittedMs?: number;
   dispatcherPeakRssMiB?: number;
+  /** Overload: estimated dispatcher CPU of one refused call, µs (see runOverload). */
+  cpuPerRefusedUs?: number;
   /** The database outage scenario's own numbers ({@link runDatabaseOutage}). */
   outage?: OutageNumbers;
   note?: string;
@@ -167,10 +169,26 @@ export async function runScenario(stack: ChaosStack, s: Scenario, timing = { war
   return summarize(stack, s.name, toolId, before, records, faultAt, loadEnd, s.replicaFault);
 }
 
-async function summarize(stack: ChaosStack, name: string, toolId: string, before: number, records: CallRecord[], faultAt: number, loadEnd: number, replicaFault?: boolean, extra: Partial<ScenarioResult> = {}): Promise<ScenarioResult> {
+async function summarize(
+  stack: ChaosStack,
+  name: string,
+  toolId: string,
+  before: number,
+  records: CallRecord[],
+  faultAt: number,
+  loadEnd: number,
+  replicaFault?: boolean,
+  extra: Partial<ScenarioResult> = {},
+  shedUncounted = false,
+): Promise<ScenarioResult> {
   await eventsFlushed(stack, 120_000);
-  const answered = records.filter((r) => r.answered).length;
-  const uncertain = records.length - answered;
+  // Calls shed under overload are refused before they are decoded (no tool.called event: the tool
+  // is not known yet); the dispatcher counts them in toolhub_runs_shed_total instead. With
+  // `shedUncounted`, a RESOURCE_EXHAUSTED answer is expected in the statistics at most once.
+  const exhausted = shedUncounted ? records.filter((r) => r.answered && r.code === GrpcStatus.RESOURCE_EXHAUSTED).length : 0;
+  const answeredAll = records.filter((r) => r.answered).length;
+  const answered = answeredAll - exhausted;
+  const uncertain = records.length - answeredAll;
   const after = await toolCalls(stack, toolId);
   const statsCatchUpMs = Date.now() - loadEnd;
   const delta = after - before;
@@ -191,8 +209,8 @@ async function summarize(stack: ChaosStack, name: string, toolId: string, before
     uncertain,
     statsDelta: delta,
     lost: Math.max(0, answered - delta),
-    doubleCounted: Math.max(0, delta - answered - uncertain),
-    statsExact: uncertain === 0 ? delta === answered : delta >= answered && delta <= answered + uncertain,
+    doubleCounted: Math.max(0, delta - answered - uncertain - exhausted),
+    statsExact: uncertain === 0 && exhausted === 0 ? delta === answered : delta >= answered && delta <= answered + uncertain + exhausted,
     statsCatchUpMs,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
@@ -231,7 +249,16 @@ export async function runOverload(stack: ChaosStack, calls = 2000): Promise<Scen
   const note =
     `burst ${wallMs} ms; admitted p50 ${percentile(admitted, 50)} ms; shed answered p50 ${percentile(shed, 50)} / max ${shed.at(-1) ?? 0} ms; ` +
     `CPU during the burst: dispatcher ${dispatcherCpuMs} ms (main thread ${dispatcherMainMs}), load generator ${Math.round((own.user + own.system) / 1000)} ms (main thread ${ownMainMs})`;
-  return summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak), note });
+  const result = await summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak), note }, true);
+  // What a refused call costs the dispatcher: as many calls as were admitted, now all admitted (no
+  // burst past the limits), give the CPU of the admitted part; the rest of the burst's CPU went to
+  // the refusals. An estimate from two bursts on one stack (after the statistics were checked).
+  const calibrationCalls = Math.max(1, admitted.length);
+  const cal0 = cpuMs(pid);
+  await Promise.all(Array.from({ length: calibrationCalls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-cal-${i}` }, 10_000)));
+  const calibrationCpuMs = cpuMs(pid) - cal0;
+  const cpuPerRefusedUs = shed.length ? Math.max(0, Math.round(((dispatcherCpuMs - calibrationCpuMs) * 1000) / shed.length)) : 0;
+  return { ...result, cpuPerRefusedUs, note: `${note}; ${calibrationCalls} calls all admitted afterwards took ${calibrationCpuMs} ms of dispatcher CPU, so a refused call cost about ${cpuPerRefusedUs} µs` };
 }
 
 /** Settings of {@link runDatabaseOutage}, from the environment (CHAOS_OUTAGE_*). */

@@ -39,8 +39,8 @@ export class AdapterClient {
 
   /**
    * Lists a path. A listing larger than one bus message arrives in parts (see list-parts.ts),
-   * read here one after the other within the same time budget and joined; a tool listed twice
-   * (the catalog changed between parts) is kept once.
+   * read here one after the other within the same time budget and joined; a tool that a later
+   * part repeats (the catalog changed between parts) is kept once.
    */
   async list(provider: string, path: string, recursive: boolean, options: CallOptions): Promise<AdapterListResponse> {
     const deadline = Date.now() + options.timeoutMs;
@@ -52,10 +52,12 @@ export class AdapterClient {
       const reply = await this.call(provider, 'list', AdapterListRequest.encode({ path, recursive, offset, acceptParts: true }).finish(), { ...options, timeoutMs });
       const part = readReply(reply, (b) => AdapterListResponse.decode(b));
       if (offset === 0) whole.categories = part.categories;
+      // Only a tool an earlier part carried is dropped: a listing's own repeats are the adapter's to
+      // answer for (the conformance kit checks them), not the client's to hide.
+      const earlier = new Set(seen);
       for (const t of part.tools) {
-        if (seen.has(t.name)) continue;
         seen.add(t.name);
-        whole.tools.push(t);
+        if (!earlier.has(t.name)) whole.tools.push(t);
       }
       if (!part.nextOffset) return whole;
       if (part.nextOffset <= offset) throw ToolHubError.internal(`Adapter ${provider} answered a list part that does not move forward (offset ${offset}, next ${part.nextOffset}).`);

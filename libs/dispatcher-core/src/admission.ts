@@ -66,6 +66,19 @@ export class AdmissionGate {
   }
 
   /**
+   * The refusal {@link admit} would throw at once now (queue full, or a wait longer than allowed),
+   * counted as shed; undefined when a call would be admitted or queued. Cheap enough to ask before
+   * a request is decoded: under a burst most calls end here, and what they cost is taken from the
+   * calls that were admitted.
+   */
+  refuseEarly(): ToolHubError | undefined {
+    if (this.active < this.options.maxConcurrent && this.queued === 0) return undefined;
+    const maxWait = this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS;
+    if (this.queued >= this.options.maxQueued || ((this.queued + 1) / this.ratePerSec) * 1000 > maxWait) return this.refusal();
+    return undefined;
+  }
+
+  /**
    * Waits for a slot and returns its release (call it exactly once).
    * @throws ToolHubError rate_limited (RESOURCE_EXHAUSTED) when the queue is full; timeout when
    *   `deadline` passes while queued; unavailable when `signal` aborts while queued.

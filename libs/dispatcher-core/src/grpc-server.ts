@@ -53,7 +53,10 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
     'grpc.enable_channelz': 0,
   });
-  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes), {
+  // Under a burst past the admission limits, RunTool is refused before it is decoded or
+  // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
+  const refuseEarly = (method: string) => (method === 'runTool' ? dispatcher.admission.refuseEarly() : undefined);
+  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
     runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call), auth),

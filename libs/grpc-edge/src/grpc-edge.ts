@@ -59,16 +59,29 @@ export function principalOf(call: Pick<CallContext, 'principal'>): Principal {
 
 type MethodDefinition = { path: string; requestDeserialize: (b: Buffer) => unknown };
 
+/** Options of {@link guardedServiceDefinition}. */
+export interface GuardOptions {
+  /**
+   * Asked before a request of `method` (the service definition's key, e.g. `runTool`) is decoded:
+   * an error answers the call at once, before decoding and authentication (load shedding).
+   */
+  refuseEarly?: (method: string) => Error | undefined;
+}
+
 /**
- * A service definition with defensive request decoders: size checked against `maxMessageBytes`
- * and decode failures turned into a clear INVALID_ARGUMENT.
+ * A service definition with defensive request decoders: size checked against `maxMessageBytes`,
+ * decode failures turned into a clear INVALID_ARGUMENT, and optionally calls refused before any
+ * work at all ({@link GuardOptions.refuseEarly}).
  */
-export function guardedServiceDefinition<S extends Record<string, MethodDefinition>>(service: S, maxMessageBytes: number): S {
+export function guardedServiceDefinition<S extends Record<string, MethodDefinition>>(service: S, maxMessageBytes: number, options: GuardOptions = {}): S {
   const guarded = { ...service } as Record<string, unknown>;
   for (const [method, def] of Object.entries(service)) {
     guarded[method] = {
       ...def,
       requestDeserialize: (buf: Buffer): unknown => {
+        // Shed before anything per call (decoding, authentication): the answer is the same for every caller.
+        const refused = options.refuseEarly?.(method);
+        if (refused) return { [DECODE_ERROR]: refused };
         if (buf.length > maxMessageBytes) {
           return {
             [DECODE_ERROR]: ToolHubError.invalidArgument(
