@@ -250,15 +250,26 @@ export async function runOverload(stack: ChaosStack, calls = 2000): Promise<Scen
     `burst ${wallMs} ms; admitted p50 ${percentile(admitted, 50)} ms; shed answered p50 ${percentile(shed, 50)} / max ${shed.at(-1) ?? 0} ms; ` +
     `CPU during the burst: dispatcher ${dispatcherCpuMs} ms (main thread ${dispatcherMainMs}), load generator ${Math.round((own.user + own.system) / 1000)} ms (main thread ${ownMainMs})`;
   const result = await summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak), note }, true);
-  // What a refused call costs the dispatcher: as many calls as were admitted, now all admitted (no
-  // burst past the limits), give the CPU of the admitted part; the rest of the burst's CPU went to
-  // the refusals. An estimate from two bursts on one stack (after the statistics were checked).
-  const calibrationCalls = Math.max(1, admitted.length);
-  const cal0 = cpuMs(pid);
-  await Promise.all(Array.from({ length: calibrationCalls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-cal-${i}` }, 10_000)));
-  const calibrationCpuMs = cpuMs(pid) - cal0;
-  const cpuPerRefusedUs = shed.length ? Math.max(0, Math.round(((dispatcherCpuMs - calibrationCpuMs) * 1000) / shed.length)) : 0;
-  return { ...result, cpuPerRefusedUs, note: `${note}; ${calibrationCalls} calls all admitted afterwards took ${calibrationCpuMs} ms of dispatcher CPU, so a refused call cost about ${cpuPerRefusedUs} µs` };
+  // What a refused call costs the dispatcher, measured directly: every run slot held by long MCP
+  // operations (the stack's dispatcher runs with the default 256 slots), then 2,000 calls that can
+  // only be refused — at once from the decoder, or after waiting up to the 1 s queue limit for the
+  // first few hundred, so this is an upper bound — and the dispatcher's CPU over that burst per refusal.
+  const slots = 256;
+  const holds = Array.from({ length: slots }, (_, i) =>
+    runTool(stack, { provider: 'mcp', name: 'everything_trigger_long_running_operation', arguments: { duration: 8, steps: 1 }, caller: `overload-hold-${i}`, timeoutMs: 30_000 }, 40_000),
+  );
+  await waitFor(async () => ((await stack.status().catch(() => undefined))?.activeRuns ?? 0) >= slots, { timeoutMs: 20_000, intervalMs: 100, message: 'the held calls to take every run slot' });
+  const refuse0 = cpuMs(pid);
+  const refusedBurst = await Promise.all(Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-refused-${i}` }, 10_000)));
+  const refuseCpuMs = cpuMs(pid) - refuse0;
+  const refusedCount = refusedBurst.filter((r) => r.code === GrpcStatus.RESOURCE_EXHAUSTED).length;
+  await Promise.all(holds);
+  const cpuPerRefusedUs = refusedCount ? Math.round((refuseCpuMs * 1000) / refusedCount) : 0;
+  return {
+    ...result,
+    cpuPerRefusedUs,
+    note: `${note}; with every slot held, ${refusedCount} of ${calls} calls refused in ${refuseCpuMs} ms of dispatcher CPU: ${cpuPerRefusedUs} µs per refused call`,
+  };
 }
 
 /** Settings of {@link runDatabaseOutage}, from the environment (CHAOS_OUTAGE_*). */
