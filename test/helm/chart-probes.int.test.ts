@@ -90,8 +90,16 @@ describe('the Helm chart starts what it declares', () => {
   it('answers SERVING to grpcurl through reflection on every health port and API port', async () => {
     const targets = [...running.values()].flatMap((r) => [r.port('grpc-health'), ...(r.container.ports.some((p) => p.name === 'grpc-api') ? [r.port('grpc-api')] : [])]);
     for (const port of targets) {
-      const { stdout } = await run(grpcurl, ['-plaintext', `127.0.0.1:${port}`, 'grpc.health.v1.Health/Check']);
-      expect({ port, answer: JSON.parse(stdout) }).toEqual({ port, answer: { status: 'SERVING' } });
+      // An API port's health follows the app's readiness (polled every 250 ms), so it may trail the probe just passed.
+      let answer: unknown;
+      await waitFor(
+        async () => {
+          answer = JSON.parse((await run(grpcurl, ['-plaintext', `127.0.0.1:${port}`, 'grpc.health.v1.Health/Check'])).stdout);
+          return (answer as { status?: string }).status === 'SERVING';
+        },
+        { timeoutMs: 15_000, intervalMs: 250 },
+      ).catch(() => undefined);
+      expect({ port, answer }).toEqual({ port, answer: { status: 'SERVING' } });
     }
   });
 

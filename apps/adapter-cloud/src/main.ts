@@ -2,7 +2,7 @@
 import { serveAdapter } from '@toolhub/adapter-sdk';
 import { natsStatusLogger } from '@toolhub/bus';
 import { createCloudAdapter, defaultConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
-import { adapterReadiness, connectNatsForStartup, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
+import { adapterReadiness, connectNatsForStartup, drainStep, registerAdapterMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -26,13 +26,18 @@ async function main(): Promise<void> {
   registerAdapterMetrics(ops.registry, service);
   startup.done();
   await ops.readiness.add(...adapterReadiness(bus, adapter.provider));
-  onShutdown(log, [
-    { name: 'ops', run: () => ops.close() },
-    { name: 'adapter', run: () => service.close() },
-    { name: 'http', run: () => adapter.close() },
-    { name: 'bus', run: () => bus.close() },
-    { name: 'telemetry', run: () => telemetry.shutdown() },
-  ]);
+  onShutdown(
+    log,
+    [
+      drainStep({ ops, delayMs: config.shutdownDelayMs, logger: log }),
+      { name: 'ops', run: () => ops.close() },
+      { name: 'adapter', run: () => service.close() },
+      { name: 'http', run: () => adapter.close() },
+      { name: 'bus', run: () => bus.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+    { timeoutMs: config.shutdownDelayMs + 15_000 },
+  );
 }
 
 main().catch((err: unknown) => {

@@ -5,7 +5,7 @@ import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
-import { connectNatsForStartup, dispatcherReadiness, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
+import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
@@ -58,7 +58,16 @@ async function main(): Promise<void> {
       claimGroups: config.claimGroups,
       providerTtlMs: config.providerTtlMs,
     },
-    grpc: { host: config.grpcHost, port: config.grpcPort, authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated },
+    grpc: {
+      host: config.grpcHost,
+      port: config.grpcPort,
+      authenticator: security.authenticator,
+      tls: security.tls,
+      allowUnauthenticated: security.allowUnauthenticated,
+      // The API port's health says what the probes say (a load balancer may check it).
+      ready: () => ops.readiness.state.ready,
+      maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+    },
     deps: { grants: security.grants, cache, logger: log },
   });
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
@@ -67,14 +76,19 @@ async function main(): Promise<void> {
   door?.registerMetrics(ops.registry);
   startup.done();
   await ops.readiness.add(...dispatcherReadiness(bus));
-  onShutdown(log, [
-    { name: 'ops', run: () => ops.close() },
-    { name: 'mcp', run: async () => void (await door?.close()) },
-    { name: 'grpc', run: () => running.close() },
-    { name: 'bus', run: () => bus.close() },
-    { name: 'cache', run: () => cache.close() },
-    { name: 'telemetry', run: () => telemetry.shutdown() },
-  ]);
+  onShutdown(
+    log,
+    [
+      drainStep({ ops, delayMs: config.shutdownDelayMs, logger: log, apis: [running.grpc] }),
+      { name: 'ops', run: () => ops.close() },
+      { name: 'mcp', run: async () => void (await door?.close()) },
+      { name: 'grpc', run: () => running.close() },
+      { name: 'bus', run: () => bus.close() },
+      { name: 'cache', run: () => cache.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+    { timeoutMs: config.shutdownDelayMs + 15_000 },
+  );
 }
 
 main().catch((err: unknown) => {

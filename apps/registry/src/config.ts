@@ -1,5 +1,6 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
+import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
@@ -31,6 +32,7 @@ export const registryConfig = defineConfig({
   ...statsConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
+  ...grpcServerConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
   ...consoleConfigFields(),

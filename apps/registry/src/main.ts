@@ -4,7 +4,7 @@ import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
-import { connectNatsForStartup, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
+import { connectNatsForStartup, drainStep, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
     tls: security.tls,
     allowUnauthenticated: security.allowUnauthenticated,
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
+    ready: () => ops.readiness.state.ready,
+    maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}; search: ${searchBannerLine(config)}`);
   // The console calls this registry's admin API (and, when set, a dispatcher's agent API) like any client.
@@ -52,16 +54,21 @@ async function main(): Promise<void> {
   if (web) log.info({ console: web.url }, `operator console on ${web.url}`);
   registerRegistryMetrics(ops.registry, registry);
   startup.done();
-  await ops.readiness.add(...registryReadiness(registry, store));
-  onShutdown(log, [
-    { name: 'ops', run: () => ops.close() },
-    { name: 'console', run: async () => void (await web?.close()) },
-    { name: 'admin', run: () => admin.close() },
-    { name: 'registry', run: () => registry.close() },
-    { name: 'bus', run: () => bus.close() },
-    { name: 'store', run: () => store.close() },
-    { name: 'telemetry', run: () => telemetry.shutdown() },
-  ]);
+  await ops.readiness.add(...registryReadiness(registry, store, bus));
+  onShutdown(
+    log,
+    [
+      drainStep({ ops, delayMs: config.shutdownDelayMs, logger: log, apis: [admin] }),
+      { name: 'ops', run: () => ops.close() },
+      { name: 'console', run: async () => void (await web?.close()) },
+      { name: 'admin', run: () => admin.close() },
+      { name: 'registry', run: () => registry.close() },
+      { name: 'bus', run: () => bus.close() },
+      { name: 'store', run: () => store.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+    { timeoutMs: config.shutdownDelayMs + 15_000 },
+  );
 }
 
 main().catch((err: unknown) => {

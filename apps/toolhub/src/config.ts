@@ -1,5 +1,6 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
+import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields } from '@toolhub/auth';
@@ -28,6 +29,7 @@ export const toolhubConfig = defineConfig({
   ...statsConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
+  ...grpcServerConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),
   ...consoleConfigFields(),

@@ -13,7 +13,7 @@ import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
 import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
-import { dispatcherReadiness, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
+import { dispatcherReadiness, drainStep, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const security = edgeSecurityFrom(config, log);
   // Fail closed before starting anything: both APIs listen on grpcHost.
   assertSafeBind('ToolHub', config.grpcHost, security.authenticator.enabled, security.allowUnauthenticated);
-  const edge = { authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated };
+  const edge = { authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated, maxConnectionAgeMs: config.grpcMaxConnectionAgeMs };
   const dataDir = resolve(config.dataDir);
   const root = resolve(config.root ?? join(dataDir, 'files'));
   mkdirSync(root, { recursive: true });
@@ -151,6 +151,7 @@ async function main(): Promise<void> {
   );
 
   steps.push(
+    drainStep({ ops, delayMs: config.shutdownDelayMs, logger: log, apis: [running.grpc, admin] }),
     { name: 'ops', run: () => ops.close() },
     { name: 'mcp', run: async () => void (await door?.close()) },
     { name: 'console', run: async () => void (await web?.close()) },
@@ -167,7 +168,7 @@ async function main(): Promise<void> {
     { name: 'bus', run: () => bus.close() },
     { name: 'telemetry', run: () => telemetry.shutdown() },
   );
-  onShutdown(log, steps);
+  onShutdown(log, steps, { timeoutMs: config.shutdownDelayMs + 15_000 });
 }
 
 main().catch((err: unknown) => {

@@ -5,7 +5,7 @@
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, assertSafeBind, bindServer, closeServer, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
@@ -25,6 +25,14 @@ export interface GrpcServerOptions {
   tls?: ServerTlsOptions;
   /** Serve a non-loopback host without auth (only behind a proxy that authenticates). @default false */
   allowUnauthenticated?: boolean;
+  /**
+   * The app's readiness (its probes' verdict): the API port's health services follow it as well as
+   * the NATS connection, so a load balancer checking this port stops routing to a replica that is
+   * not ready. @default ready whenever NATS is connected
+   */
+  ready?: () => boolean;
+  /** Connections end after this age (see connectionAgeOptions). @default 0: never */
+  maxConnectionAgeMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -33,6 +41,8 @@ export interface RunningGrpcServer {
   /** `host:port` to dial. */
   readonly address: string;
   readonly health: HealthImplementation;
+  /** Health NOT_SERVING from now on while calls are still served (the first step of a shutdown). */
+  drain(): void;
   /** Stops accepting calls, lets in-flight calls finish for up to `graceMs`, then forces. */
   close(graceMs?: number): Promise<void>;
 }
@@ -52,6 +62,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     // Channelz (gRPC's introspection service, which ToolHub does not serve) counts every call and
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
     'grpc.enable_channelz': 0,
+    ...connectionAgeOptions(options.maxConnectionAgeMs),
   });
   // Under a burst past the admission limits, RunTool is refused before it is decoded or
   // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
@@ -85,14 +96,10 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
 
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
 
-  // Readiness follows the bus: while NATS is unreachable no run can succeed, so the ToolHub service
-  // reports NOT_SERVING (probe it for readiness) while the overall '' status stays SERVING, so a
-  // liveness probe does not restart a dispatcher that is only waiting for NATS to come back.
-  let closing = false;
-  const readiness = setInterval(() => {
-    if (!closing) health.setStatus(SERVICE_NAME, dispatcher.busStatus().busConnected ? 'SERVING' : 'NOT_SERVING');
-  }, 250);
-  readiness.unref();
+  // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
+  // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a
+  // dispatcher only waiting for NATS is not restarted.
+  const apiHealth = new ApiHealth(health, [SERVICE_NAME], () => dispatcher.busStatus().busConnected && (options.ready?.() ?? true));
 
   let closed: Promise<void> | undefined;
   return {
@@ -100,9 +107,9 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     port,
     address: `${host}:${port}`,
     health,
+    drain: () => apiHealth.drain(),
     close(graceMs = 5000) {
-      closing = true;
-      clearInterval(readiness);
+      apiHealth.drain();
       closed ??= closeServer(server, health, [SERVICE_NAME], graceMs);
       return closed;
     },

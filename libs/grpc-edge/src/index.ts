@@ -5,3 +5,4 @@ export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
 export { assertSafeBind, bindServer, closeServer, isLoopbackHost, serverCredentials, type ServerTlsOptions } from './serve';
+export { ApiHealth, connectionAgeOptions, grpcServerConfigFields } from './lifecycle';

@@ -31,6 +31,12 @@ export function opsConfigFields() {
       schema: port.default(0),
       description: 'Port of grpc.health.v1 with reflection ("" and "readiness" = ready, "liveness" = alive); 0 = a free port (logged), -1 = off',
     },
+    shutdownDelayMs: {
+      env: 'TOOLHUB_SHUTDOWN_DELAY_MS',
+      schema: z.coerce.number().int().min(0).max(600_000).default(0),
+      description:
+        'On SIGTERM, report not ready (health and the API ports\' health) and keep serving this long before closing listeners and draining, so load balancers and Services stop sending calls first; 0 = close at once',
+    },
     metricsPort: {
       env: 'TOOLHUB_METRICS_PORT',
       schema: port.default(0),
@@ -46,4 +52,6 @@ export interface OpsConfig {
   opsPublic?: boolean;
   healthPort: number;
   metricsPort: number;
+  /** TOOLHUB_SHUTDOWN_DELAY_MS (see drain.ts). @default 0 */
+  shutdownDelayMs?: number;
 }

@@ -2,6 +2,7 @@
 export { registerAdapterMetrics } from './adapter-metrics';
 export { type OpsConfig, opsConfigFields } from './config';
 export { MAX_RUN_SERIES, registerDispatcherMetrics, RUN_BUCKETS } from './dispatcher-metrics';
+export { drainStep } from './drain';
 export { HEALTH_SERVICES, type RunningHealthServer, startHealthServer } from './health-server';
 export { type RunningMetricsServer, startMetricsServer } from './metrics-server';
 export { adapterReadiness, dispatcherReadiness, registryReadiness } from './probes';

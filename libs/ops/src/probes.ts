@@ -39,9 +39,17 @@ export function dispatcherReadiness(bus: Bus): ReadinessCheck[] {
   ];
 }
 
-/** Registry readiness: the store answers a read and the tool.called consumer runs. */
-export function registryReadiness(registry: Registry, store: { getTool(provider: string, name: string): Promise<unknown> }): ReadinessCheck[] {
+/** Registry readiness: NATS connected, the store answers a read and the tool.called consumer runs. */
+export function registryReadiness(registry: Registry, store: { getTool(provider: string, name: string): Promise<unknown> }, bus?: Pick<Bus, 'connection'>): ReadinessCheck[] {
   return [
+    // Without NATS the registry answers no search or catalog request and its consumer takes no event.
+    {
+      name: 'nats',
+      check: () => {
+        const c = bus?.connection?.();
+        if (c && !c.connected) throw new Error(c.detail || 'not connected to NATS');
+      },
+    },
     { name: 'store', check: async () => void (await store.getTool('toolhub', 'readiness_probe')) },
     {
       name: 'events consumer',

@@ -16,7 +16,7 @@ import {
   type ToolInfo,
 } from '@toolhub/contracts';
 import type { Authenticator, Role } from '@toolhub/auth';
-import { addReflection, type CallContext, assertSafeBind, bindServer, closeServer, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import { addReflection, ApiHealth, type CallContext, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
@@ -43,6 +43,10 @@ export interface AdminServerOptions {
   allowUnauthenticated?: boolean;
   /** Told when an admin change could not be written to the audit log. @default no-op */
   onAuditError?: (err: unknown) => void;
+  /** The app's readiness: the API port's health services follow it (a load balancer may check this port). @default always ready */
+  ready?: () => boolean;
+  /** Connections end after this age (see connectionAgeOptions). @default 0: never */
+  maxConnectionAgeMs?: number;
 }
 
 /** Admin RPCs change or reveal the whole catalog and its statistics: operators and admins only. */
@@ -51,6 +55,8 @@ const ADMIN_ROLES: readonly Role[] = ['operator', 'admin'];
 export interface RunningAdminServer {
   readonly port: number;
   readonly address: string;
+  /** Health NOT_SERVING from now on while calls are still served (the first step of a shutdown). */
+  drain(): void;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -88,7 +94,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator, roles: ADMIN_ROLES } : undefined;
   const onAuditError = options.onAuditError ?? (() => undefined);
   const store = registry.store;
-  const server = new Server({ 'grpc.max_receive_message_length': Math.min(max * 4, 64 * 1024 * 1024) });
+  const server = new Server({ 'grpc.max_receive_message_length': Math.min(max * 4, 64 * 1024 * 1024), ...connectionAgeOptions(options.maxConnectionAgeMs) });
   const m = (name: string) => `${SERVICE}/${name}`;
   const rpc = <Req, Res>(name: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary<Req, Res>(m(name), fn, auth);
   const toolState = (provider: string, name: string) => () => registry.getTool(provider, name);
@@ -167,11 +173,14 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   index.addServiceNames(SERVICE, 'grpc.health.v1.Health');
   addReflection(server, index);
   const port = await bindServer(server, host, options.port ?? 50052, options.tls);
+  const apiHealth = new ApiHealth(health, [SERVICE], options.ready ?? (() => true));
   let closed: Promise<void> | undefined;
   return {
     port,
     address: `${host}:${port}`,
+    drain: () => apiHealth.drain(),
     close(graceMs = 5000) {
+      apiHealth.drain();
       closed ??= closeServer(server, health, [SERVICE], graceMs);
       return closed;
     },
