@@ -15,6 +15,7 @@ import {
   type AdapterOperation,
   AdapterRunRequest,
   AdapterRunResponse,
+  adapterInstanceSubject,
   adapterSubject,
   HEADER_DEADLINE,
   HEADER_REQUEST_ID,
@@ -33,9 +34,18 @@ export interface CallOptions {
   headers?: Headers;
 }
 
+/**
+ * Which replica a call goes to: an instance id (its own subjects), or undefined for the provider's
+ * queue group (any replica). A dispatcher routes by instance only while it refuses some replicas.
+ */
+export type ReplicaRoute = (provider: string) => string | undefined;
+
 /** Calls adapters by provider name. Errors are always ToolHubError. */
 export class AdapterClient {
-  constructor(private readonly bus: Bus) {}
+  constructor(
+    private readonly bus: Bus,
+    private readonly route?: ReplicaRoute,
+  ) {}
 
   /**
    * Lists a path. A listing larger than one bus message arrives in parts (see list-parts.ts),
@@ -84,7 +94,8 @@ export class AdapterClient {
   }
 
   private async call(provider: string, op: AdapterOperation, data: Uint8Array, options: CallOptions): Promise<BusReply> {
-    const subject = adapterSubject(provider, op);
+    const instance = op === 'health' ? undefined : this.route?.(provider);
+    const subject = instance === undefined ? adapterSubject(provider, op) : adapterInstanceSubject(provider, instance, op);
     const headers: Headers = { ...options.headers, [HEADER_DEADLINE]: String(Date.now() + options.timeoutMs) };
     if (options.requestId) headers[HEADER_REQUEST_ID] = options.requestId;
     // The active span's context, where an async context manager keeps one (else the caller passed

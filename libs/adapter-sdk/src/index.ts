@@ -6,7 +6,7 @@
 export type { JsonSchema, RunContext, ToolResult, ListResult, AdapterOperations, AdapterDefinition, ToolDefinition } from './types';
 export { type StaticCatalog, staticCatalog, listCatalog, toolNotFound, toToolInfo, toSummary, summarize } from './catalog';
 export { type SdkLogger, type ServeAdapterOptions, type AdapterService, serveAdapter, catalogVersion } from './server';
-export { type CallOptions, AdapterClient } from './client';
+export { type CallOptions, AdapterClient, type ReplicaRoute } from './client';
 export { errorReply, okReply, readReply } from './wire';
 export { type Redactor, redactingLogger, redactResult } from './redaction';
 export { type QuarantineEntry, type ScreenedCatalog, QuarantineList, screenTool, screenCatalog, toWireQuarantine } from './quarantine';

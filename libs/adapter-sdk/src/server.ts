@@ -19,6 +19,7 @@ import {
   AdapterRunRequest,
   AdapterRunResponse,
   adapterCatalogSubject,
+  adapterInstanceSubject,
   adapterSubject,
   assertProviderName,
   BUS_HEADROOM_BYTES,
@@ -179,6 +180,11 @@ class AdapterServer implements AdapterService {
       await bus.serve(adapterCatalogSubject(provider, instanceId), this.guard(async (msg) => this.page(msg))),
       await bus.serve(adapterSubject(provider, 'run'), this.guard((msg) => context.with(ROOT_CONTEXT, () => this.handleRun(msg))), { queue }),
       await bus.serve(adapterSubject(provider, 'health'), this.guard(async () => AdapterHealthResponse.encode(await this.health()).finish()), { queue }),
+      // The same operations addressed to this replica alone: a dispatcher that refused some of the
+      // provider's replicas (contract major) sends to the ones it accepted here, not to the queue group.
+      await bus.serve(adapterInstanceSubject(provider, instanceId, 'list'), this.guard((msg) => this.list(msg))),
+      await bus.serve(adapterInstanceSubject(provider, instanceId, 'info'), this.guard((msg) => this.info(msg))),
+      await bus.serve(adapterInstanceSubject(provider, instanceId, 'run'), this.guard((msg) => context.with(ROOT_CONTEXT, () => this.handleRun(msg)))),
       await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => this.heartbeat()),
       // Cancellations go to every replica; only the one running the call has it in byCallRef.
       await bus.subscribe(adapterCancelSubject(provider), (msg) => this.cancel(msg)),

@@ -129,6 +129,7 @@ export {
   adapterCancelSubject,
   replicaSubject,
   adapterCatalogSubject,
+  adapterInstanceSubject,
   ADAPTER_WILDCARD,
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,

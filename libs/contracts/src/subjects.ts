@@ -56,6 +56,19 @@ export function adapterCatalogSubject(provider: string, instanceId: string): str
   return `${SUBJECT_ROOT}.adapter.${provider}.catalog.${token}`;
 }
 
+/**
+ * `toolhub.v1.adapter.<provider>.instance.<instance>.<op>`: list, info and run served by ONE
+ * replica (no queue group). A dispatcher uses it when some live replicas of the provider are
+ * refused (another contract major): calls then go only to the replicas it accepted, never through
+ * the queue group they share with the refused ones. Instance ids are tokenised as for
+ * {@link adapterCatalogSubject}.
+ */
+export function adapterInstanceSubject(provider: string, instanceId: string, op: AdapterOperation): string {
+  assertProviderName(provider);
+  const token = /^[A-Za-z0-9_-]{1,64}$/.test(instanceId) ? instanceId : `h${contentHash(instanceId, 32)}`;
+  return `${SUBJECT_ROOT}.adapter.${provider}.instance.${token}.${op}`;
+}
+
 /** Wildcard over every adapter's operations, for discovery. */
 export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
 

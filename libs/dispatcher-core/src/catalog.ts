@@ -95,6 +95,12 @@ export class CatalogService {
   }
 
   async getToolInfo(req: GetToolInfoRequest, call: CallContext): Promise<GetToolInfoResponse> {
+    // A provider whose every live replica is refused (another contract major) cannot serve agents:
+    // its tools are hidden like a missing provider's, even where the registry still knows them.
+    if (req.provider && this.deps.providers.refusal(req.provider)) {
+      const vis = this.visibility(call);
+      throw unknownProviderError(req.provider, (await vis.providers(this.deps.providers.status().filter((p) => !p.incompatible))).map((p) => p.provider));
+    }
     return { tool: (await this.resolveVisible(req.provider, req.name, call)).tool };
   }
 
@@ -112,7 +118,8 @@ export class CatalogService {
       timeLeft(call, this.deps.options.searchTimeoutMs),
       call.traceHeaders,
     );
-    return vis.search(res, req.limit || 10);
+    const refused = new Set(res.hits.map((h) => h.provider).filter((p) => this.deps.providers.refusal(p) !== undefined));
+    return vis.search(refused.size ? { ...res, hits: res.hits.filter((h) => !refused.has(h.provider)) } : res, req.limit || 10);
   }
 
   async getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse> {

@@ -87,7 +87,9 @@ export class Dispatcher {
   ) {
     this.options = options;
     this.log = deps.logger ?? silent;
-    this.client = new AdapterClient(bus);
+    // While some replicas of a provider are refused (another contract major), calls go to the
+    // accepted replicas by their own subjects, never to the queue group the refused ones share.
+    this.client = new AdapterClient(bus, (provider) => providers.route(provider));
     this.callEvents = new CallEventPublisher(bus, {
       durability: options.eventDurability,
       outboxDir: options.outboxDir,

@@ -36,6 +36,8 @@ export type ReplicaStoppingListener = (provider: string, instanceId: string) => 
 
 export class ProviderDirectory {
   private readonly replicas = new Map<string, Map<string, Replica>>();
+  /** Round-robin position per provider for {@link route}. */
+  private readonly turns = new Map<string, number>();
   private readonly goneListeners: ReplicaGoneListener[] = [];
   private readonly stoppingListeners: ReplicaStoppingListener[] = [];
   private subscription?: Subscription;
@@ -122,6 +124,21 @@ export class ProviderDirectory {
     const live = [...(this.replicas.get(provider)?.values() ?? [])].filter((r) => now - r.lastSeen <= this.ttlMs);
     if (live.length === 0 || live.some((r) => r.contract.compatible)) return undefined;
     return `Provider ${JSON.stringify(provider)} is ${live[0]!.contract.reason}`;
+  }
+
+  /**
+   * The replica a call to `provider` must go to, while some of its live replicas are refused
+   * (another contract major): the accepted ones in turn. Undefined otherwise — every replica is
+   * accepted (the queue group picks), or none is alive or accepted (the call is refused before).
+   */
+  route(provider: string, now = Date.now()): string | undefined {
+    const live = [...(this.replicas.get(provider)?.values() ?? [])].filter((r) => now - r.lastSeen <= this.ttlMs);
+    if (!live.some((r) => !r.contract.compatible)) return undefined;
+    const accepted = live.filter((r) => r.contract.compatible);
+    if (accepted.length === 0) return undefined;
+    const turn = (this.turns.get(provider) ?? 0) + 1;
+    this.turns.set(provider, turn);
+    return accepted[turn % accepted.length]!.health.instanceId;
   }
 
   /** Providers with at least one live replica of a compatible contract, sorted. */

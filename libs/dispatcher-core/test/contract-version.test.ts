@@ -6,8 +6,8 @@ import { CONTRACT_VERSION, type GetStatusResponse, RunStatus } from '@toolhub/co
 import { type RunningDispatcher, startDispatcher } from '../src';
 import { connectClient, failure, type TestClient } from './support/grpc-client';
 
-const echo = (provider: string): ToolDefinition<never>[] => [
-  { name: 'echo_text', path: 'text', description: `Echoes text (${provider}).`, inputSchema: { type: 'object' }, run: async () => textResult(provider) },
+const echo = (provider: string, answer = provider): ToolDefinition<never>[] => [
+  { name: 'echo_text', path: 'text', description: `Echoes text (${provider}).`, inputSchema: { type: 'object' }, run: async () => textResult(answer) },
 ];
 
 describe('dispatcher and adapter contract versions', () => {
@@ -16,8 +16,8 @@ describe('dispatcher and adapter contract versions', () => {
   let running: RunningDispatcher;
   let client: TestClient;
 
-  const serve = async (provider: string, contractVersion?: string) =>
-    adapters.push(await serveAdapter(bus, { provider, ...staticCatalog(provider, echo(provider)) }, { contractVersion, announceOnStart: false }));
+  const serve = async (provider: string, contractVersion?: string, answer?: string) =>
+    adapters.push(await serveAdapter(bus, { provider, ...staticCatalog(provider, echo(provider, answer)) }, { contractVersion, announceOnStart: false }));
 
   beforeAll(async () => {
     bus = new InProcessBus();
@@ -26,8 +26,8 @@ describe('dispatcher and adapter contract versions', () => {
     await serve('legacy', ''); // an adapter from before contract versioning sends no version
     await serve('newer_minor', '1.9.0');
     await serve('future', '2.0.0');
-    await serve('mixed');
-    await serve('mixed', '2.1.0');
+    await serve('mixed', undefined, 'accepted replica');
+    await serve('mixed', '2.1.0', 'refused replica');
     client = connectClient(running.grpc.address);
   });
 
@@ -73,8 +73,11 @@ describe('dispatcher and adapter contract versions', () => {
     const err = await failure(client.runTool({ provider: 'future', name: 'echo_text' }));
     expect(err.code).toBe(status.FAILED_PRECONDITION);
     expect(err.details).toContain('contract 2.0.0');
+    // tool_info hides it like a provider that does not exist (the registry may still know its tools).
     const info = await failure(client.getToolInfo({ provider: 'future', name: 'echo_text' }));
-    expect(info.code).toBe(status.FAILED_PRECONDITION);
+    const missing = await failure(client.getToolInfo({ provider: 'nowhere', name: 'echo_text' }));
+    expect(info.code).toBe(status.NOT_FOUND);
+    expect(info.details.replace('future', '<P>')).toBe(missing.details.replace('nowhere', '<P>'));
   });
 
   it('hides a refused provider from the agent at the root of tool_list', async () => {
@@ -87,5 +90,14 @@ describe('dispatcher and adapter contract versions', () => {
     const mixed = providers.find((p) => p.provider === 'mixed');
     expect(mixed).toMatchObject({ healthy: true, incompatible: false, replicas: 1, refusedReplicas: 1 });
     expect(mixed?.detail).toContain('1 replica refused');
+    // Every call goes to the accepted replica, none through the queue group the refused one shares.
+    const answers = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const res = await client.runTool({ provider: 'mixed', name: 'echo_text' });
+      answers.add(res.content.map((c) => c.text).join(''));
+    }
+    expect([...answers]).toEqual(['accepted replica']);
+    const listed = await client.listTools({ provider: 'mixed', recursive: true });
+    expect(listed.tools.map((t) => t.name)).toEqual(['echo_text']);
   });
 });
