@@ -72,6 +72,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
   const quarantined = new Map<string, QuarantineEntry[]>(); // alias → tools left out at the last listing
   const backoff = { initialMs: 200, maxMs: 30_000, stableAfterMs: 10_000, ...options.backoff };
   const clientInfo = options.clientInfo ?? { name: 'toolhub', version: '0.1.0' };
+  for (const q of config.quarantined ?? []) log.warn({ alias: q.alias, rule: q.rule, reason: q.reason }, `MCP server quarantined: ${q.reason}; the other servers serve`);
 
   const rebuild = (): void => {
     byName.clear();
@@ -226,7 +227,9 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
         .map((c) => c.status())
         .filter((r) => r.lastError !== undefined && r.state !== 'ready' && r.state !== 'closed' && !entries.get(r.alias)?.size)
         .map((r) => ({ source: r.alias, rule: 'load', reason: `could not be started, connected or listed: ${r.lastError}` }));
-      return [...sources, ...[...quarantined.values()].flat()];
+      // Servers left out at load (a package not installed), with where it was looked for.
+      const unresolved: QuarantineEntry[] = (config.quarantined ?? []).map((q) => ({ source: q.alias, rule: q.rule, reason: q.reason }));
+      return [...unresolved, ...sources, ...[...quarantined.values()].flat()];
     },
     close() {
       closed ??= Promise.all(connections.map((c) => c.close())).then(() => undefined);

@@ -64,6 +64,12 @@ export interface McpAdapterConfig {
   /** Provider name the tools are served under. @default 'mcp' */
   readonly provider: string;
   readonly servers: readonly McpServerConfig[];
+  /**
+   * Servers left out at load with why: a `package:` that is not installed where it is looked up
+   * (the server's `cwd`, the config file's directory, ToolHub's working directory). The others
+   * serve; each of these is reported in the catalog's quarantine and logged. @default []
+   */
+  readonly quarantined?: ReadonlyArray<{ alias: string; rule: string; reason: string }>;
 }
 
 /** Options of {@link parseMcpConfig} and {@link loadMcpConfig}. */
@@ -186,6 +192,7 @@ function buildConfig(raw: unknown, options: McpConfigLoadOptions, source: string
     doc = documentSchema.parse({ servers: Array.isArray(rawServers) ? rawServers : [] });
   }
   const servers: McpServerConfig[] = [];
+  const quarantined: Array<{ alias: string; rule: string; reason: string }> = [];
   doc.servers.forEach((entry, i) => {
     const at: Array<string | number> = ['servers', i];
     const expanded = interpolate(entry, at, { ...env, configDir: baseDir }, issues);
@@ -194,15 +201,19 @@ function buildConfig(raw: unknown, options: McpConfigLoadOptions, source: string
       issues.push(...zodIssues(parsed.error, at));
       return;
     }
-    const server = toServer(parsed.data, doc, baseDir, at, issues);
+    // A package that is not installed is this server's problem, not the file's: it is quarantined
+    // (with the places looked in) and the other servers serve; a malformed entry still fails the load.
+    const missing: McpConfigIssue[] = [];
+    const server = toServer(parsed.data, doc, baseDir, at, issues, missing);
     if (server) servers.push(server);
+    for (const m of missing) quarantined.push({ alias: parsed.data.alias, rule: 'resolve', reason: m.message });
   });
   checkAliases(servers, issues);
   if (issues.length > 0) throw invalid(source, issues);
-  return { provider: doc.provider, servers };
+  return { provider: doc.provider, servers, quarantined };
 }
 
-function toServer(s: RawServer, d: z.infer<typeof documentSchema>, baseDir: string, at: Array<string | number>, issues: McpConfigIssue[]): McpServerConfig | undefined {
+function toServer(s: RawServer, d: z.infer<typeof documentSchema>, baseDir: string, at: Array<string | number>, issues: McpConfigIssue[], missing: McpConfigIssue[]): McpServerConfig | undefined {
   let mount = s.alias;
   try {
     mount = normalizePath(s.mount ?? s.alias);
@@ -211,7 +222,7 @@ function toServer(s: RawServer, d: z.infer<typeof documentSchema>, baseDir: stri
   }
   let transport: TransportConfig | undefined;
   if (s.transport === 'stdio') {
-    transport = stdioTransport(s, baseDir, at, issues);
+    transport = stdioTransport(s, baseDir, at, issues, missing);
   } else {
     transport = { type: s.transport, url: s.url, headers: s.headers };
   }
@@ -231,7 +242,7 @@ function toServer(s: RawServer, d: z.infer<typeof documentSchema>, baseDir: stri
   };
 }
 
-function stdioTransport(s: Extract<RawServer, { transport: 'stdio' }>, baseDir: string, at: Array<string | number>, issues: McpConfigIssue[]): StdioTransportConfig | undefined {
+function stdioTransport(s: Extract<RawServer, { transport: 'stdio' }>, baseDir: string, at: Array<string | number>, issues: McpConfigIssue[], missing: McpConfigIssue[]): StdioTransportConfig | undefined {
   const cwd = s.cwd === undefined ? undefined : resolve(baseDir, s.cwd);
   if (s.command !== undefined && s.package !== undefined) {
     issues.push({ path: formatPath(at), message: 'set either command or package, not both' });
@@ -242,9 +253,10 @@ function stdioTransport(s: Extract<RawServer, { transport: 'stdio' }>, baseDir: 
     return undefined;
   }
   if (s.package !== undefined) {
-    const entry = resolvePackageBin(s.package, s.bin, [baseDir, process.cwd()]);
+    // Looked up from the server's own working directory first, then the config file's, then ToolHub's.
+    const entry = resolvePackageBin(s.package, s.bin, [...(cwd ? [cwd] : []), baseDir, process.cwd()]);
     if (typeof entry !== 'string') {
-      issues.push({ path: formatPath([...at, 'package']), message: entry.error });
+      (entry.notInstalled ? missing : issues).push({ path: formatPath([...at, 'package']), message: entry.error });
       return undefined;
     }
     // The package's bin runs with ToolHub's own Node, so no PATH lookup and no npx process in between.
@@ -259,12 +271,10 @@ function stdioTransport(s: Extract<RawServer, { transport: 'stdio' }>, baseDir: 
 }
 
 /** The bin script of an installed npm package, looked up in node_modules above each start dir. */
-function resolvePackageBin(pkg: string, bin: string | undefined, startDirs: string[]): string | { error: string } {
-  const looked: string[] = [];
+function resolvePackageBin(pkg: string, bin: string | undefined, startDirs: string[]): string | { error: string; notInstalled?: boolean } {
   for (const start of startDirs) {
     for (let dir = resolve(start); ; dir = dirname(dir)) {
       const root = join(dir, 'node_modules', pkg);
-      looked.push(root);
       const manifest = join(root, 'package.json');
       if (existsSync(manifest)) {
         let json: { name?: string; bin?: string | Record<string, string> };
@@ -284,7 +294,9 @@ function resolvePackageBin(pkg: string, bin: string | undefined, startDirs: stri
       if (dirname(dir) === dir) break;
     }
   }
-  return { error: `package ${pkg} is not installed (looked in ${[...new Set(looked)].slice(0, 3).join(', ')}, ...); run npm install ${pkg}` };
+  // The first directory tried under each start (its nearest node_modules), so the message names every place looked in.
+  const firsts = startDirs.map((d) => join(resolve(d), 'node_modules', pkg));
+  return { notInstalled: true, error: `package ${pkg} is not installed (looked in node_modules of ${[...new Set(firsts)].join(', ')} and their parents); run npm install ${pkg} in the server's cwd or beside the config file` };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { defaultConfigPath, loadMcpConfig, McpConfigError, parseMcpConfig } from '../src';
+import { createMcpAdapter, defaultConfigPath, loadMcpConfig, McpConfigError, parseMcpConfig } from '../src';
 
 function errorOf(fn: () => unknown): McpConfigError {
   try {
@@ -34,6 +34,7 @@ describe('parseMcpConfig', () => {
           maxTools: 1000,
         },
       ],
+      quarantined: [],
     });
   });
 
@@ -105,9 +106,27 @@ describe('parseMcpConfig', () => {
     expect(t?.type === 'stdio' && t.args).toEqual([expect.stringMatching(/node_modules\/@modelcontextprotocol\/server-everything\/dist\/index\.js$/), 'stdio']);
   });
 
-  it('says how to install a package that is missing', () => {
-    const err = errorOf(() => parseMcpConfig('servers: [{ alias: a, transport: stdio, package: "@nope/not-installed" }]', { baseDir: '/' }));
-    expect(err.issues[0]).toEqual({ path: 'servers[0].package', message: expect.stringMatching(/not installed .*npm install @nope\/not-installed$/) });
+  it('quarantines a server whose package is missing, saying where it looked and how to install it; the others load', () => {
+    const yaml = 'servers:\n  - { alias: a, transport: stdio, package: "@nope/not-installed", cwd: /opt/servers }\n  - { alias: e, transport: stdio, package: "@modelcontextprotocol/server-everything", args: [stdio] }\n';
+    const config = parseMcpConfig(yaml, { baseDir: __dirname });
+    expect(config.servers.map((s) => s.alias)).toEqual(['e']);
+    expect(config.quarantined).toEqual([{ alias: 'a', rule: 'resolve', reason: expect.stringMatching(/not installed .*\/opt\/servers\/node_modules\/@nope\/not-installed.*npm install @nope\/not-installed in the server's cwd/) }]);
+    // The adapter reports it in the catalog's quarantine (and the registry shows it to operators).
+    expect(createMcpAdapter(config).quarantined()).toContainEqual({ source: 'a', rule: 'resolve', reason: expect.stringMatching(/not installed/) });
+  });
+
+  it("looks a package up in the server's cwd first", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-cwd-'));
+    try {
+      mkdirSync(join(dir, 'node_modules', 'own-mcp-server'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', 'own-mcp-server', 'package.json'), JSON.stringify({ name: 'own-mcp-server', bin: { 'own-mcp-server': 'server.js' } }));
+      const config = parseMcpConfig(`servers: [{ alias: own, transport: stdio, package: own-mcp-server, cwd: ${JSON.stringify(dir)} }]`, { baseDir: '/' });
+      const t = config.servers[0]?.transport;
+      expect(t?.type === 'stdio' && t.args[0]).toBe(join(dir, 'node_modules', 'own-mcp-server', 'server.js'));
+      expect(t?.type === 'stdio' && t.cwd).toBe(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('rejects duplicate aliases and aliases that would make tool names ambiguous', () => {
