@@ -15,7 +15,10 @@ import {
   ADAPTER_HEARTBEAT_SUBJECT,
   AdapterHealthRequest,
   AdapterHealthResponse,
+  adapterHeartbeatSubject,
   adapterSubject,
+  CatalogAnnouncement,
+  CONTRACT_VERSION,
   EVENTS_STREAM,
   eventSubject,
   GetCatalogStatusRequest,
@@ -244,5 +247,32 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
     it('an adapter user cannot publish tool.called', () => refused('adapter_cloud', (b) => b.publish(eventSubject('tool.called', 'cloud'), new Uint8Array([1]))));
     it('the registry cannot publish tool.called either', () => refused('registry', (b) => b.publish(eventSubject('tool.called', 'local'), new Uint8Array([1]))));
     it('the dispatcher cannot write into another service’s inbox unasked', () => refused('dispatcher', (b) => b.publish('_INBOX_registry.forged', new Uint8Array([1]))));
+
+    describe('an adapter user cannot speak for another provider (issue 31, item 5)', () => {
+      // adapter_mcp forging provider `local`: an empty catalog (it would retire local's tools) and a fake replica.
+      const forgedCatalog = CatalogAnnouncement.encode({ provider: 'local', instanceId: 'forged', tools: [], catalogVersion: 'forged', announcedUnixMs: Date.now(), quarantined: [] }).finish();
+      const forgedBeat = AdapterHealthResponse.encode({ provider: 'local', instanceId: 'forged-local', healthy: true, detail: 'ok', toolCount: 0, startedUnixMs: Date.now(), catalogVersion: 'forged', quarantinedCount: 0, contractVersion: CONTRACT_VERSION, sdkVersion: 'forged' }).finish();
+      // Literal subjects: the shared ones every adapter could publish on before, and `local`'s own.
+      for (const subject of ['toolhub.v1.registry.sync', 'toolhub.v1.registry.catalog', 'toolhub.v1.registry.sync.local', 'toolhub.v1.registry.catalog.local']) {
+        it(`adapter_mcp cannot announce a catalog for local on ${subject}`, () => refused('adapter_mcp', (b) => b.publish(subject, forgedCatalog)));
+      }
+      for (const subject of ['toolhub.v1.discovery.heartbeat', 'toolhub.v1.discovery.heartbeat.local']) {
+        it(`adapter_mcp cannot publish a heartbeat for local on ${subject}`, () => refused('adapter_mcp', (b) => b.publish(subject, forgedBeat)));
+      }
+      it('after the forgeries local’s catalog is intact, no forged replica is known, and mcp still announces and beats on its own subjects', async () => {
+        const registryBus = buses.get('registry')!;
+        let heardMcp = 0;
+        const sub = await registryBus.subscribe(adapterHeartbeatSubject('mcp'), () => void heardMcp++);
+        buses.get('dispatcher')!.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
+        await adapters.get('mcp')!.announce();
+        await until(() => heardMcp > 0, 'a heartbeat of mcp on its own subject');
+        await sub.close();
+        expect((await store.listTools({ provider: 'local' })).length).toBe(152);
+        expect(registry.catalogStatus('local')[0]?.catalogVersion).not.toBe('forged');
+        expect(dispatcher.dispatcher.providers.instances()).not.toContainEqual(['local', 'forged-local']);
+        expect((await store.listTools({ provider: 'mcp' })).map((t) => t.name)).toEqual(['mcp_ping']);
+        expect(buses.get('adapter_mcp')!.permissionViolations).toBe(0);
+      });
+    });
   });
 });
