@@ -151,6 +151,16 @@ export {
   ackSubject,
 } from './subjects';
 export {
+  type ProviderBinding,
+  bindProvider,
+  bindAnnouncementProvider,
+  type ReadHeartbeat,
+  readHeartbeat,
+  type BoundMessageKind,
+  type ProviderBindingLogger,
+  ProviderBindingGuard,
+} from './provider-binding';
+export {
   HEADER_TRACEPARENT,
   HEADER_TRACESTATE,
   HEADER_DEADLINE,

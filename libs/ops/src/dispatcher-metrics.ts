@@ -107,6 +107,16 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       for (const p of dispatcher.providers.status()) this.set({ provider: p.provider }, p.replicas);
     },
   });
+  new Counter({
+    name: 'toolhub_dispatcher_provider_mismatch_total',
+    help: 'Heartbeats refused: the provider in the subject (bound to the sender by NATS permissions) is not the one in the payload',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(dispatcher.providers.binding.refused)) this.inc({ kind }, n);
+    },
+  });
   new Gauge({
     name: 'toolhub_provider_healthy',
     help: '1 while a provider has a healthy replica',
