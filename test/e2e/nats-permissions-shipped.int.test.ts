@@ -12,12 +12,13 @@ import { readReply, serveAdapter, staticCatalog, textResult, type AdapterService
 import { inboxPrefixOf, NatsBus } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
-  ADAPTER_HEARTBEAT_SUBJECT,
+  ADAPTER_HEARTBEAT_WILDCARD,
   AdapterHealthRequest,
   AdapterHealthResponse,
   adapterHeartbeatSubject,
   adapterSubject,
   CatalogAnnouncement,
+  catalogWildcard,
   CONTRACT_VERSION,
   EVENTS_STREAM,
   eventSubject,
@@ -150,7 +151,7 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   it('adapter heartbeats reach the dispatcher and the registry; a discovery ping from the dispatcher is answered', async () => {
     await until(() => ['local', 'mcp', 'cloud'].every((p) => dispatcher.dispatcher.providers.has(p)), 'heartbeats of every provider at the dispatcher');
     let heard = 0;
-    const sub = await buses.get('registry')!.subscribe(ADAPTER_HEARTBEAT_SUBJECT, () => void heard++);
+    const sub = await buses.get('registry')!.subscribe(ADAPTER_HEARTBEAT_WILDCARD, () => void heard++);
     buses.get('dispatcher')!.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
     await until(() => heard >= 3, 'heartbeats answering the ping');
     await sub.close();
@@ -217,7 +218,7 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   it('registry → adapters: a resync broadcast makes every replica announce again; registry replicas share what they learn', async () => {
     const announced = new Set<string>();
     const reg = buses.get('registry')!;
-    const subs = [await reg.subscribe(registrySubject('sync'), () => void announced.add('sync')), await reg.subscribe(registrySubject('catalog'), () => void announced.add('catalog'))];
+    const subs = [await reg.subscribe(catalogWildcard('sync'), () => void announced.add('sync')), await reg.subscribe(catalogWildcard('catalog'), () => void announced.add('catalog'))];
     let learned = 0;
     subs.push(await reg.subscribe(learningSubject('learned'), () => void learned++));
     reg.publish(registrySubject('resync'), new Uint8Array());
