@@ -228,7 +228,9 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   });
 
   it('none of the above was refused: every service’s permission-violation count is 0', async () => {
-    for (const b of buses.values()) await b.request(registrySubject('info'), new Uint8Array(), { timeoutMs: 5000 }).catch(() => undefined);
+    // One round trip per connection (each on a subject it may publish on) so any refusal has arrived.
+    const roundTrip = (u: User) => (u.startsWith('adapter_') ? adapterSubject(u.slice('adapter_'.length), 'health') : registrySubject('info'));
+    for (const [u, b] of buses) await b.request(roundTrip(u), new Uint8Array(), { timeoutMs: 5000 }).catch(() => undefined);
     expect(Object.fromEntries([...buses].map(([u, b]) => [u, b.permissionViolations]))).toEqual({ dispatcher: 0, registry: 0, adapter_local: 0, adapter_mcp: 0, adapter_cloud: 0 });
   });
 
