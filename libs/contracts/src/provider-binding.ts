@@ -26,7 +26,7 @@ export function bindProvider(subject: string, base: string, payloadProvider: str
 
 /** The same check for a catalog announcement (inline `sync` or paged `catalog`). */
 export function bindAnnouncementProvider(subject: string, payloadProvider: string): ProviderBinding {
-  const base = subject.startsWith(`${registrySubject('catalog')}`) ? registrySubject('catalog') : registrySubject('sync');
+  const base = subject.startsWith(registrySubject('catalog')) ? registrySubject('catalog') : registrySubject('sync');
   return bindProvider(subject, base, payloadProvider);
 }
 

@@ -114,7 +114,8 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
     registers,
     collect() {
       this.reset();
-      for (const [kind, n] of Object.entries(dispatcher.providers.binding.refused)) this.inc({ kind }, n);
+      // Dispatchers read heartbeats only (catalogs go to the registry).
+      this.inc({ kind: 'heartbeat' }, dispatcher.providers.binding.refused.heartbeat);
     },
   });
   new Gauge({
