@@ -129,7 +129,7 @@ export function subjectProvider(subject: string, base: string): string | undefin
  * not resolve, for the replica that answered its search) and `learned` (a LearningObserved, for
  * every other replica to add). Fan-out on core NATS (no queue group, not durable: what a replica
  * misses it loads from the store at its next start). Outside `toolhub.v1.registry.>` on purpose:
- * adapters may publish there (announcements), and must not be able to teach the search.
+ * adapters publish there (their own provider's announcements), and must not be able to teach the search.
  */
 export type LearningSubjectKind = 'run' | 'learned';
 
