@@ -12,10 +12,14 @@ import { readReply, serveAdapter, staticCatalog, textResult, type AdapterService
 import { inboxPrefixOf, NatsBus } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
-  ADAPTER_HEARTBEAT_SUBJECT,
+  ADAPTER_HEARTBEAT_WILDCARD,
   AdapterHealthRequest,
   AdapterHealthResponse,
+  adapterHeartbeatSubject,
   adapterSubject,
+  CatalogAnnouncement,
+  catalogWildcard,
+  CONTRACT_VERSION,
   EVENTS_STREAM,
   eventSubject,
   GetCatalogStatusRequest,
@@ -147,7 +151,7 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   it('adapter heartbeats reach the dispatcher and the registry; a discovery ping from the dispatcher is answered', async () => {
     await until(() => ['local', 'mcp', 'cloud'].every((p) => dispatcher.dispatcher.providers.has(p)), 'heartbeats of every provider at the dispatcher');
     let heard = 0;
-    const sub = await buses.get('registry')!.subscribe(ADAPTER_HEARTBEAT_SUBJECT, () => void heard++);
+    const sub = await buses.get('registry')!.subscribe(ADAPTER_HEARTBEAT_WILDCARD, () => void heard++);
     buses.get('dispatcher')!.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
     await until(() => heard >= 3, 'heartbeats answering the ping');
     await sub.close();
@@ -214,7 +218,7 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   it('registry → adapters: a resync broadcast makes every replica announce again; registry replicas share what they learn', async () => {
     const announced = new Set<string>();
     const reg = buses.get('registry')!;
-    const subs = [await reg.subscribe(registrySubject('sync'), () => void announced.add('sync')), await reg.subscribe(registrySubject('catalog'), () => void announced.add('catalog'))];
+    const subs = [await reg.subscribe(catalogWildcard('sync'), () => void announced.add('sync')), await reg.subscribe(catalogWildcard('catalog'), () => void announced.add('catalog'))];
     let learned = 0;
     subs.push(await reg.subscribe(learningSubject('learned'), () => void learned++));
     reg.publish(registrySubject('resync'), new Uint8Array());
@@ -224,7 +228,9 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
   });
 
   it('none of the above was refused: every service’s permission-violation count is 0', async () => {
-    for (const b of buses.values()) await b.request(registrySubject('info'), new Uint8Array(), { timeoutMs: 5000 }).catch(() => undefined);
+    // One round trip per connection (each on a subject it may publish on) so any refusal has arrived.
+    const roundTrip = (u: User) => (u.startsWith('adapter_') ? adapterSubject(u.slice('adapter_'.length), 'health') : registrySubject('info'));
+    for (const [u, b] of buses) await b.request(roundTrip(u), new Uint8Array(), { timeoutMs: 5000 }).catch(() => undefined);
     expect(Object.fromEntries([...buses].map(([u, b]) => [u, b.permissionViolations]))).toEqual({ dispatcher: 0, registry: 0, adapter_local: 0, adapter_mcp: 0, adapter_cloud: 0 });
   });
 
@@ -244,5 +250,32 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
     it('an adapter user cannot publish tool.called', () => refused('adapter_cloud', (b) => b.publish(eventSubject('tool.called', 'cloud'), new Uint8Array([1]))));
     it('the registry cannot publish tool.called either', () => refused('registry', (b) => b.publish(eventSubject('tool.called', 'local'), new Uint8Array([1]))));
     it('the dispatcher cannot write into another service’s inbox unasked', () => refused('dispatcher', (b) => b.publish('_INBOX_registry.forged', new Uint8Array([1]))));
+
+    describe('an adapter user cannot speak for another provider (issue 31, item 5)', () => {
+      // adapter_mcp forging provider `local`: an empty catalog (it would retire local's tools) and a fake replica.
+      const forgedCatalog = CatalogAnnouncement.encode({ provider: 'local', instanceId: 'forged', tools: [], catalogVersion: 'forged', announcedUnixMs: Date.now(), quarantined: [] }).finish();
+      const forgedBeat = AdapterHealthResponse.encode({ provider: 'local', instanceId: 'forged-local', healthy: true, detail: 'ok', toolCount: 0, startedUnixMs: Date.now(), catalogVersion: 'forged', quarantinedCount: 0, contractVersion: CONTRACT_VERSION, sdkVersion: 'forged' }).finish();
+      // Literal subjects: the shared ones every adapter could publish on before, and `local`'s own.
+      for (const subject of ['toolhub.v1.registry.sync', 'toolhub.v1.registry.catalog', 'toolhub.v1.registry.sync.local', 'toolhub.v1.registry.catalog.local']) {
+        it(`adapter_mcp cannot announce a catalog for local on ${subject}`, () => refused('adapter_mcp', (b) => b.publish(subject, forgedCatalog)));
+      }
+      for (const subject of ['toolhub.v1.discovery.heartbeat', 'toolhub.v1.discovery.heartbeat.local']) {
+        it(`adapter_mcp cannot publish a heartbeat for local on ${subject}`, () => refused('adapter_mcp', (b) => b.publish(subject, forgedBeat)));
+      }
+      it('after the forgeries local’s catalog is intact, no forged replica is known, and mcp still announces and beats on its own subjects', async () => {
+        const registryBus = buses.get('registry')!;
+        let heardMcp = 0;
+        const sub = await registryBus.subscribe(adapterHeartbeatSubject('mcp'), () => void heardMcp++);
+        buses.get('dispatcher')!.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
+        await adapters.get('mcp')!.announce();
+        await until(() => heardMcp > 0, 'a heartbeat of mcp on its own subject');
+        await sub.close();
+        expect((await store.listTools({ provider: 'local' })).length).toBe(152);
+        expect(registry.catalogStatus('local')[0]?.catalogVersion).not.toBe('forged');
+        expect(dispatcher.dispatcher.providers.instances()).not.toContainEqual(['local', 'forged-local']);
+        expect((await store.listTools({ provider: 'mcp' })).map((t) => t.name)).toEqual(['mcp_ping']);
+        expect(buses.get('adapter_mcp')!.permissionViolations).toBe(0);
+      });
+    });
   });
 });

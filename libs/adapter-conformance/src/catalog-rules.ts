@@ -6,6 +6,7 @@ import { AdapterClient } from '@toolhub/adapter-sdk';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,
+  adapterHeartbeatSubject,
   AdapterHealthResponse,
   AdapterListResponse,
   checkContractCompatibility,
@@ -21,35 +22,45 @@ import type { Rule, RuleContext } from './types';
 const client = (ctx: RuleContext) => new AdapterClient(ctx.bus);
 const call = (ctx: RuleContext) => ({ timeoutMs: ctx.options.timeoutMs, requestId: 'conformance' });
 
-/** Waits for one heartbeat of the provider after asking every adapter to announce itself. */
-async function awaitHeartbeat(ctx: RuleContext): Promise<AdapterHealthResponse | undefined> {
-  let resolve!: (h: AdapterHealthResponse | undefined) => void;
-  const got = new Promise<AdapterHealthResponse | undefined>((r) => (resolve = r));
-  const sub = await ctx.bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (msg) => {
-    try {
-      const h = AdapterHealthResponse.decode(msg.data);
-      if (h.provider === ctx.options.provider) resolve(h);
-    } catch {
-      // Another adapter's malformed heartbeat is not this adapter's problem.
-    }
-  });
-  const timer = setTimeout(() => resolve(undefined), ctx.options.heartbeatWaitMs);
+/**
+ * Waits for one heartbeat of the provider after asking every adapter to announce itself: on the
+ * provider's own subject, or failing that on the legacy shared one (then `legacy` is true).
+ */
+async function awaitHeartbeat(ctx: RuleContext): Promise<{ h: AdapterHealthResponse; legacy: boolean } | undefined> {
+  let resolve!: (got: { h: AdapterHealthResponse; legacy: boolean } | undefined) => void;
+  const got = new Promise<{ h: AdapterHealthResponse; legacy: boolean } | undefined>((r) => (resolve = r));
+  let legacyBeat: AdapterHealthResponse | undefined;
+  const listen = (subject: string, legacy: boolean) =>
+    ctx.bus.subscribe(subject, (msg) => {
+      try {
+        const h = AdapterHealthResponse.decode(msg.data);
+        if (h.provider !== ctx.options.provider) return;
+        if (legacy) legacyBeat ??= h;
+        else resolve({ h, legacy: false });
+      } catch {
+        // Another adapter's malformed heartbeat is not this adapter's problem.
+      }
+    });
+  const subs = [await listen(adapterHeartbeatSubject(ctx.options.provider), false), await listen(ADAPTER_HEARTBEAT_SUBJECT, true)];
+  const timer = setTimeout(() => resolve(legacyBeat && { h: legacyBeat, legacy: true }), ctx.options.heartbeatWaitMs);
   try {
     ctx.bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
     return await got;
   } finally {
     clearTimeout(timer);
-    await sub.close();
+    for (const sub of subs) await sub.close();
   }
 }
 
 const heartbeat: Rule = {
   id: 'heartbeat',
-  rule: 'publishes heartbeats on toolhub.v1.discovery.heartbeat (answering a discovery ping) with its provider, an instance id, healthy, and a contract version this ToolHub serves',
+  rule: 'publishes heartbeats on toolhub.v1.discovery.heartbeat.<provider> (answering a discovery ping) with its provider, an instance id, healthy, and a contract version this ToolHub serves',
   async check(ctx) {
-    const h = await awaitHeartbeat(ctx);
-    if (!h) return { problems: [`no heartbeat from provider ${ctx.options.provider} within ${ctx.options.heartbeatWaitMs} ms of a discovery ping`] };
+    const got = await awaitHeartbeat(ctx);
+    if (!got) return { problems: [`no heartbeat from provider ${ctx.options.provider} within ${ctx.options.heartbeatWaitMs} ms of a discovery ping`] };
+    const { h, legacy } = got;
     const problems: string[] = [];
+    if (legacy) problems.push(`heartbeats arrive only on the legacy shared subject ${ADAPTER_HEARTBEAT_SUBJECT}, which NATS users with ToolHub's permissions cannot publish on; publish on ${adapterHeartbeatSubject(ctx.options.provider)} (the SDK does)`);
     if (!h.instanceId) problems.push('the heartbeat has no instance_id');
     if (!h.healthy) problems.push(`the heartbeat says unhealthy: ${h.detail || '(no detail)'}`);
     if (!h.contractVersion) problems.push('the heartbeat has no contract_version (adapters from before versioning are served as 1.0.0; announce the version you build against)');

@@ -1,5 +1,6 @@
 import { serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
+import { ADAPTER_DISCOVERY_SUBJECT, ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse, CONTRACT_VERSION } from '@toolhub/contracts';
 
 import { conformanceRuleIds, formatReport, runConformance, schemaProblems } from '../src';
 import { BROKEN_RULES, serveBrokenAdapter } from './fixtures/broken-adapter';
@@ -75,6 +76,20 @@ describe('the adapter conformance kit', () => {
     const text = formatReport(report);
     for (const id of BROKEN_RULES) expect(text).toMatch(new RegExp(`^${id.replace('.', '\\.')}\\s+FAIL`, 'm'));
     expect(text).toContain(`0 passed, ${BROKEN_RULES.length} failed`);
+  });
+
+  it('fails an adapter whose heartbeats arrive only on the legacy shared subject (NATS users with ToolHub’s permissions cannot publish there)', async () => {
+    const beat = AdapterHealthResponse.encode({ provider: 'legacy', instanceId: 'old-1', healthy: true, detail: 'ok', toolCount: 0, startedUnixMs: Date.now(), catalogVersion: 'x', quarantinedCount: 0, contractVersion: CONTRACT_VERSION, sdkVersion: 'old' }).finish();
+    const sub = await bus.subscribe(ADAPTER_DISCOVERY_SUBJECT, () => bus.publish(ADAPTER_HEARTBEAT_SUBJECT, beat));
+    try {
+      const report = await runConformance(bus, { provider: 'legacy', heartbeatWaitMs: 1000, timeoutMs: 500 });
+      const heartbeat = report.results.find((r) => r.id === 'heartbeat')!;
+      expect(heartbeat.status).toBe('fail');
+      expect(heartbeat.problems.join('\n')).toContain('only on the legacy shared subject toolhub.v1.discovery.heartbeat');
+      expect(heartbeat.problems.join('\n')).toContain('toolhub.v1.discovery.heartbeat.legacy');
+    } finally {
+      await sub.close();
+    }
   });
 
   it('lists a rule for each check of the issue: shapes, names, schemas, errors, deadlines, idempotency, heartbeats, drain (always skipped: it needs control of the process), sizes', () => {

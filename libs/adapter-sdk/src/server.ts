@@ -7,7 +7,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } f
 import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
-  ADAPTER_HEARTBEAT_SUBJECT,
+  adapterHeartbeatSubject,
   AdapterHealthResponse,
   AdapterInfoRequest,
   AdapterInfoResponse,
@@ -26,6 +26,7 @@ import {
   CatalogPageRequest,
   assertRunIdentifiers,
   CatalogAnnouncement,
+  catalogSubject,
   CONTRACT_VERSION,
   HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
@@ -258,12 +259,13 @@ class AdapterServer implements AdapterService {
     base.totalBytes = pages.totalBytes;
     if (pages.pages.length === 1 && pages.totalBytes + 64 * 1024 <= this.pageBytes) {
       // Small catalogs travel inline, as they always did (readers older than paging understand it).
-      bus.publish(registrySubject('sync'), CatalogAnnouncement.encode({ ...base, tools: screened.tools }).finish());
+      // On the provider's own subject: NATS lets only this provider's user publish there.
+      bus.publish(catalogSubject('sync', provider), CatalogAnnouncement.encode({ ...base, tools: screened.tools }).finish());
       return;
     }
     this.paged = pages;
     base.pageCount = pages.pages.length;
-    bus.publish(registrySubject('catalog'), CatalogAnnouncement.encode(base).finish());
+    bus.publish(catalogSubject('catalog', provider), CatalogAnnouncement.encode(base).finish());
     this.log.info({ provider, tools: pages.toolCount, pages: pages.pages.length, bytes: pages.totalBytes, catalogVersion: version }, 'paged catalog announced');
   }
 
@@ -353,7 +355,7 @@ class AdapterServer implements AdapterService {
 
   private async heartbeat(): Promise<void> {
     try {
-      this.bus.publish(ADAPTER_HEARTBEAT_SUBJECT, AdapterHealthResponse.encode(await this.health()).finish());
+      this.bus.publish(adapterHeartbeatSubject(this.provider), AdapterHealthResponse.encode(await this.health()).finish());
     } catch (err) {
       this.log.warn({ err }, 'heartbeat publish failed');
     }

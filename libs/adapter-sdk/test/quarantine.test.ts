@@ -5,7 +5,8 @@ import {
   CatalogAnnouncement,
   CatalogPageRequest,
   MAX_SCHEMA_DEPTH,
-  registrySubject,
+  catalogSubject,
+  catalogWildcard,
   ToolInfo,
 } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
@@ -50,7 +51,7 @@ describe('quarantine in the adapter SDK', () => {
   const sources = new QuarantineList();
 
   beforeAll(async () => {
-    await bus.subscribe(registrySubject('sync'), (m) => void announcements.push(CatalogAnnouncement.decode(m.data)));
+    await bus.subscribe(catalogWildcard('sync'), (m) => void announcements.push(CatalogAnnouncement.decode(m.data)));
     sources.add({ source: 'specs/broken.yaml', reason: 'YAML parse error at line 3', rule: 'parse' });
     const tools = [
       tool('hostile', 'healthy_one'),
@@ -97,7 +98,7 @@ describe('paged catalog announcements', () => {
   const tools = Array.from({ length: 300 }, (_, i) => tool('big', `tool_${i}`, { description: `Tool number ${i}. ${'Lorem ipsum dolor sit amet. '.repeat(30)}` }));
 
   beforeAll(async () => {
-    await bus.subscribe(registrySubject('catalog'), (m) => void paged.push(CatalogAnnouncement.decode(m.data)));
+    await bus.subscribe(catalogSubject('catalog', 'big'), (m) => void paged.push(CatalogAnnouncement.decode(m.data)));
     await serveAdapter(bus, adapterOf('big', tools), { instanceId: 'replica-1' });
   });
   afterAll(() => bus.close());

@@ -1,7 +1,8 @@
 /**
  * The nats-server `authorization` block for ToolHub: one user per service with subject
  * permissions, so an adapter can serve only its own provider's subjects (and read only its own
- * replies), and only dispatchers publish `tool.called` events.
+ * replies), announce catalogs and heartbeats only for its own provider, and only dispatchers
+ * publish `tool.called` events.
  *
  * Each service connects with `inboxPrefix` `_INBOX_<user>` (NATS_INBOX_PREFIX, see
  * nats-credentials.ts): adapters may subscribe to their own inboxes only, so one cannot read the
@@ -58,7 +59,10 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
       if (!p || !/^[a-z][a-z0-9_-]*$/.test(p)) throw new Error(`NATS user ${u.user}: an adapter user needs its provider name`);
       return {
         publish: {
-          allow: ['$JS.API.INFO', `${R}.discovery.heartbeat`, `${R}.ack.>`, `${R}.registry.>`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
+          // Heartbeats and catalog announcements only on its own provider's subjects: the registry
+          // and dispatchers check the payload's provider against that token, so no adapter can
+          // speak for another (the shared legacy subjects are not allowed).
+          allow: ['$JS.API.INFO', `${R}.discovery.heartbeat.${p}`, `${R}.ack.>`, `${R}.registry.sync.${p}`, `${R}.registry.catalog.${p}`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
           deny: [CALLED],
         },
         subscribe: { allow: [`${R}.adapter.${p}.>`, `${R}.replica.${p}.>`, `${R}.discovery.ping`, `${R}.registry.resync`, inbox] },

@@ -133,8 +133,14 @@ export {
   ADAPTER_WILDCARD,
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,
+  adapterHeartbeatSubject,
+  ADAPTER_HEARTBEAT_WILDCARD,
   type RegistryOperation,
   registrySubject,
+  type CatalogAnnouncementKind,
+  catalogSubject,
+  catalogWildcard,
+  subjectProvider,
   type LearningSubjectKind,
   learningSubject,
   type EventKind,
@@ -145,6 +151,16 @@ export {
   parseEventSubject,
   ackSubject,
 } from './subjects';
+export {
+  type ProviderBinding,
+  bindProvider,
+  bindAnnouncementProvider,
+  type ReadHeartbeat,
+  readHeartbeat,
+  type BoundMessageKind,
+  type ProviderBindingLogger,
+  ProviderBindingGuard,
+} from './provider-binding';
 export {
   HEADER_TRACEPARENT,
   HEADER_TRACESTATE,

@@ -75,8 +75,27 @@ export const ADAPTER_WILDCARD = `${SUBJECT_ROOT}.adapter.*.*`;
 /** Broadcast asking every live adapter replica to publish a heartbeat now (e.g. a dispatcher starting). */
 export const ADAPTER_DISCOVERY_SUBJECT = `${SUBJECT_ROOT}.discovery.ping`;
 
-/** Each adapter replica publishes an AdapterHealthResponse here periodically and when pinged. */
+/**
+ * The shared heartbeat subject of adapters built before per-provider subjects. Nothing binds its
+ * payload's provider to the sender, so shipped NATS permissions let no adapter publish here;
+ * dispatchers and registries still listen (deployments without NATS users) and log each sender.
+ * New code publishes on {@link adapterHeartbeatSubject}.
+ */
 export const ADAPTER_HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.discovery.heartbeat`;
+
+/**
+ * `toolhub.v1.discovery.heartbeat.<provider>`: each adapter replica publishes an
+ * AdapterHealthResponse here periodically and when pinged. The provider is a subject token so NATS
+ * permissions can let an adapter's user publish for its own provider only; readers refuse a
+ * heartbeat whose payload names another provider than its subject.
+ */
+export function adapterHeartbeatSubject(provider: string): string {
+  assertProviderName(provider);
+  return `${ADAPTER_HEARTBEAT_SUBJECT}.${provider}`;
+}
+
+/** Every provider's heartbeats. */
+export const ADAPTER_HEARTBEAT_WILDCARD = `${ADAPTER_HEARTBEAT_SUBJECT}.*`;
 
 /**
  * Registry operations on the bus: `sync` (CatalogAnnouncement, published by adapters), `resync`
@@ -87,9 +106,35 @@ export const ADAPTER_HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.discovery.heartbeat`;
  */
 export type RegistryOperation = 'sync' | 'resync' | 'search' | 'preload' | 'info' | 'catalog' | 'status';
 
-/** `toolhub.v1.registry.<op>`. */
+/** `toolhub.v1.registry.<op>`. `sync` and `catalog` without a provider are the legacy shared subjects (see {@link catalogSubject}). */
 export function registrySubject(op: RegistryOperation): string {
   return `${SUBJECT_ROOT}.registry.${op}`;
+}
+
+/** How a catalog is announced: `sync` carries it inline, `catalog` announces a paged one. */
+export type CatalogAnnouncementKind = 'sync' | 'catalog';
+
+/**
+ * `toolhub.v1.registry.<sync|catalog>.<provider>`: where an adapter of `provider` announces its
+ * catalog. The provider is a subject token so NATS permissions can bind it to the adapter's user;
+ * the registry refuses an announcement whose payload names another provider than its subject.
+ */
+export function catalogSubject(kind: CatalogAnnouncementKind, provider: string): string {
+  assertProviderName(provider);
+  return `${SUBJECT_ROOT}.registry.${kind}.${provider}`;
+}
+
+/** Every provider's announcements of one kind. */
+export function catalogWildcard(kind: CatalogAnnouncementKind): string {
+  return `${SUBJECT_ROOT}.registry.${kind}.*`;
+}
+
+/**
+ * The provider a per-provider subject names as its last token (`…sync.<provider>`,
+ * `…heartbeat.<provider>`), or undefined for a legacy shared subject (`base` itself).
+ */
+export function subjectProvider(subject: string, base: string): string | undefined {
+  return subject.startsWith(`${base}.`) ? subject.slice(base.length + 1) : undefined;
 }
 
 /**
@@ -97,7 +142,7 @@ export function registrySubject(op: RegistryOperation): string {
  * not resolve, for the replica that answered its search) and `learned` (a LearningObserved, for
  * every other replica to add). Fan-out on core NATS (no queue group, not durable: what a replica
  * misses it loads from the store at its next start). Outside `toolhub.v1.registry.>` on purpose:
- * adapters may publish there (announcements), and must not be able to teach the search.
+ * adapters publish there (their own provider's announcements), and must not be able to teach the search.
  */
 export type LearningSubjectKind = 'run' | 'learned';
 

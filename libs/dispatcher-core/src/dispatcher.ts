@@ -128,7 +128,7 @@ export class Dispatcher {
   /** Creates a dispatcher on `bus`: starts provider discovery, run tracking and cache invalidation. */
   static async create(bus: Bus, options: DispatcherOptions = {}, deps: DispatcherDeps = {}): Promise<Dispatcher> {
     const resolved = withDefaults(options);
-    const providers = await ProviderDirectory.start(bus, resolved.providerTtlMs);
+    const providers = await ProviderDirectory.start(bus, resolved.providerTtlMs, deps.logger ?? silent);
     // A replica that dies loses the acks of the calls it had just received: those get a
     // second (or the TTL, if shorter) to be confirmed by a live replica before they fail too.
     const inflight = await InflightTracker.start(bus, {

@@ -6,11 +6,15 @@ import type { Bus, Subscription } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,
-  AdapterHealthResponse,
+  ADAPTER_HEARTBEAT_WILDCARD,
+  type AdapterHealthResponse,
   checkContractCompatibility,
   type ContractCompatibility,
   parseContractVersion,
+  ProviderBindingGuard,
+  type ProviderBindingLogger,
   type ProviderStatus,
+  readHeartbeat,
 } from '@toolhub/contracts';
 
 interface Replica {
@@ -40,24 +44,31 @@ export class ProviderDirectory {
   private readonly turns = new Map<string, number>();
   private readonly goneListeners: ReplicaGoneListener[] = [];
   private readonly stoppingListeners: ReplicaStoppingListener[] = [];
-  private subscription?: Subscription;
+  private subscriptions: Subscription[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  /** Refuses heartbeats whose subject names another provider than their payload; its counts feed the metrics. */
+  readonly binding: ProviderBindingGuard;
 
   private constructor(
     private readonly bus: Bus,
     private readonly ttlMs: number,
-  ) {}
+    log: ProviderBindingLogger,
+  ) {
+    this.binding = new ProviderBindingGuard(log);
+  }
 
-  /** Subscribes to heartbeats and asks every adapter to announce itself now. */
-  static async start(bus: Bus, ttlMs: number): Promise<ProviderDirectory> {
-    const dir = new ProviderDirectory(bus, ttlMs);
-    dir.subscription = await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (msg) => {
-      try {
-        dir.record(AdapterHealthResponse.decode(msg.data));
-      } catch {
-        // A malformed heartbeat must not stop discovery; the sender shows up as missing.
-      }
-    });
+  /**
+   * Subscribes to heartbeats (each provider's own subject, bound to its adapter's NATS user, and
+   * the legacy shared one) and asks every adapter to announce itself now.
+   */
+  static async start(bus: Bus, ttlMs: number, log: ProviderBindingLogger = { warn() {} }): Promise<ProviderDirectory> {
+    const dir = new ProviderDirectory(bus, ttlMs, log);
+    const onBeat = (msg: { subject: string; data: Uint8Array }) => {
+      // A malformed heartbeat must not stop discovery; the sender shows up as missing.
+      const read = readHeartbeat(msg.subject, msg.data);
+      if (read && dir.binding.accept('heartbeat', read.binding, read.health.provider, msg.subject)) dir.record(read.health);
+    };
+    dir.subscriptions = [await bus.subscribe(ADAPTER_HEARTBEAT_WILDCARD, onBeat), await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, onBeat)];
     bus.publish(ADAPTER_DISCOVERY_SUBJECT, new Uint8Array());
     // A replica killed with SIGKILL says nothing: missing heartbeats are how we learn it is gone.
     dir.sweepTimer = setInterval(() => dir.sweep(), Math.max(50, Math.floor(ttlMs / 3)));
@@ -186,6 +197,6 @@ export class ProviderDirectory {
 
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
-    await this.subscription?.close();
+    await Promise.all(this.subscriptions.map((s) => s.close()));
   }
 }

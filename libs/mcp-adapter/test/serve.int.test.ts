@@ -4,7 +4,7 @@
  */
 import { AdapterClient, type AdapterService, serveAdapter } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
-import { CatalogAnnouncement, registrySubject, RunStatus, ToolHubError } from '@toolhub/contracts';
+import { CatalogAnnouncement, catalogWildcard, RunStatus, ToolHubError } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
 
 import { createMcpAdapter, type McpAdapter, parseMcpConfig } from '../src';
@@ -20,7 +20,7 @@ describe('MCP adapter served on the bus', () => {
   let service: AdapterService | undefined;
 
   beforeAll(async () => {
-    await bus.subscribe(registrySubject('sync'), (msg) => void announcements.push(CatalogAnnouncement.decode(msg.data)));
+    await bus.subscribe(catalogWildcard('sync'), (msg) => void announcements.push(CatalogAnnouncement.decode(msg.data)));
     const config = parseMcpConfig(
       [
         'servers:',

@@ -107,6 +107,17 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       for (const p of dispatcher.providers.status()) this.set({ provider: p.provider }, p.replicas);
     },
   });
+  new Counter({
+    name: 'toolhub_dispatcher_provider_mismatch_total',
+    help: 'Heartbeats refused: the provider in the subject (bound to the sender by NATS permissions) is not the one in the payload',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      // Dispatchers read heartbeats only (catalogs go to the registry).
+      this.inc({ kind: 'heartbeat' }, dispatcher.providers.binding.refused.heartbeat);
+    },
+  });
   new Gauge({
     name: 'toolhub_provider_healthy',
     help: '1 while a provider has a healthy replica',

@@ -22,6 +22,16 @@ export function registerRegistryMetrics(registry: Registry, core: RegistryCore):
       this.inc(core.ingested);
     },
   });
+  new Counter({
+    name: 'toolhub_registry_provider_mismatch_total',
+    help: 'Catalog announcements and heartbeats refused: the provider in the subject (bound to the sender by NATS permissions) is not the one in the payload',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(core.providerBinding.refused)) this.inc({ kind }, n);
+    },
+  });
   new Gauge({
     name: 'toolhub_search_tools_embedded_ratio',
     help: 'share of indexed tools with a vector (0..1; hybrid search ranks only these semantically; 0 without an embeddings endpoint)',

@@ -12,7 +12,7 @@ describe('deploy/grafana/toolhub.json', () => {
   it('queries only metrics that the apps export', async () => {
     const bus = new InProcessBus();
     const running = await startDispatcher(bus, { grpc: { port: 0 } });
-    const fakeRegistry = { ingested: 0, eventsConsumerRunning: true, statsStatus: async () => ({ statsLagEvents: 0, statsLagSeconds: 0, storeHealthy: true }), hybrid: { status: () => ({ tools: 4, embedded: 3 }) } };
+    const fakeRegistry = { ingested: 0, providerBinding: { refused: { catalog: 0, heartbeat: 0 } }, eventsConsumerRunning: true, statsStatus: async () => ({ statsLagEvents: 0, statsLagSeconds: 0, storeHealthy: true }), hybrid: { status: () => ({ tools: 4, embedded: 3 }) } };
     const ops = await startOps({
       app: 'all',
       config: { opsHost: '127.0.0.1', healthPort: -1, metricsPort: -1 },

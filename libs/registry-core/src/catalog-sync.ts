@@ -10,6 +10,7 @@ import { catalogChecksum, readPage, readReply, type SdkLogger } from '@toolhub/a
 import type { Bus, BusMessage } from '@toolhub/bus';
 import {
   adapterCatalogSubject,
+  bindAnnouncementProvider,
   CatalogAnnouncement,
   CatalogPageRequest,
   type CatalogSyncStatus,
@@ -19,6 +20,7 @@ import {
   MAX_ANNOUNCED_QUARANTINE,
   MAX_SCHEMA_DEPTH,
   PROVIDER_NAME_PATTERN,
+  ProviderBindingGuard,
   type QuarantinedItem,
   ToolInfo,
 } from '@toolhub/contracts';
@@ -77,12 +79,19 @@ export class CatalogSync {
     private readonly apply: ApplyCatalog,
     private readonly log: SdkLogger,
     options: CatalogSyncOptions = {},
+    /** Refuses an announcement whose subject names another provider than its payload (counted). */
+    readonly binding: ProviderBindingGuard = new ProviderBindingGuard(log),
   ) {
     this.pageTimeoutMs = options.pageTimeoutMs ?? 10_000;
     this.pageRetries = options.pageRetries ?? 3;
   }
 
-  /** Handles an announcement from `toolhub.v1.registry.sync` (inline) or `.catalog` (paged). */
+  /**
+   * Handles an announcement from `toolhub.v1.registry.sync.<provider>` (inline) or
+   * `.catalog.<provider>` (paged), or the legacy shared `…sync` / `…catalog` (logged). One whose
+   * subject names another provider than its payload is refused: NATS permissions bind the
+   * subject's provider to the sender, the payload could be anyone's.
+   */
   onAnnouncement(msg: BusMessage): Promise<void> {
     let ann: CatalogAnnouncement;
     try {
@@ -95,6 +104,7 @@ export class CatalogSync {
       this.log.warn({ provider: ann.provider.slice(0, 80) }, 'catalog announcement with an invalid provider name ignored');
       return Promise.resolve();
     }
+    if (!this.binding.accept('catalog', bindAnnouncementProvider(msg.subject, ann.provider), ann.provider, msg.subject)) return Promise.resolve();
     const provider = ann.provider;
     this.heardAt.set(provider, Date.now());
     const current = this.status.get(provider);

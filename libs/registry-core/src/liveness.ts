@@ -45,6 +45,11 @@ export class ProviderLiveness {
     } catch {
       return undefined;
     }
+    return this.onHealth(h, now);
+  }
+
+  /** Records one decoded heartbeat (see {@link onHeartbeat}). */
+  onHealth(h: AdapterHealthResponse, now = Date.now()): string | undefined {
     if (!h.provider || !h.instanceId) return undefined;
     const byInstance = this.replicas.get(h.provider) ?? new Map<string, ReplicaBeat>();
     this.replicas.set(h.provider, byInstance);

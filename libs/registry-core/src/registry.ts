@@ -9,6 +9,8 @@ import type { Bus, BusMessage, BusReply, Subscription } from '@toolhub/bus';
 import {
   ADAPTER_DISCOVERY_SUBJECT,
   ADAPTER_HEARTBEAT_SUBJECT,
+  ADAPTER_HEARTBEAT_WILDCARD,
+  catalogWildcard,
   CatalogResyncRequest,
   type CatalogSyncStatus,
   GetCatalogStatusRequest,
@@ -24,6 +26,8 @@ import {
   type Importance,
   parseToolId,
   type PreloadSuggestion,
+  ProviderBindingGuard,
+  readHeartbeat,
   RegisteredTool,
   registrySubject,
   compareKeys,
@@ -125,6 +129,8 @@ export class Registry {
   private consumerClosed = false;
 
   private readonly catalogSync: CatalogSync;
+  /** Refuses catalogs and heartbeats whose subject names another provider than their payload; its counts feed the metrics. */
+  readonly providerBinding: ProviderBindingGuard;
   /** Stored catalogs not confirmed since the start (settled after the resync grace period). */
   private grace?: ResyncGrace;
   /** When a live replica of each retired provider last made this registry ask for announcements. */
@@ -153,7 +159,8 @@ export class Registry {
     this.events = new ChangeEvents(bus);
     this.log = logger ?? silent;
     this.liveness = new ProviderLiveness(Date.now(), livenessOptions);
-    this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions);
+    this.providerBinding = new ProviderBindingGuard(this.log);
+    this.catalogSync = new CatalogSync(bus, (p, v, t) => this.applyCatalog(p, v, t), this.log, catalogSyncOptions, this.providerBinding);
     this.hybrid = new HybridSearch(search, { ...searchOptions, vectors: store, logger: this.log });
     this.learning = new SharedLearning(bus, store, this.hybrid, this.log);
   }
@@ -192,15 +199,20 @@ export class Registry {
         return SearchToolsResponse.encode(registry.liveness.markHits(await registry.hybrid.search({ ...SearchToolsRequest.decode(m.data), deadlineUnixMs }))).finish();
       }),
       // Heartbeats tell which providers have a live replica: hits of the others rank last, marked.
-      await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.onLiveReplica(registry.liveness.onHeartbeat(m.data))),
+      // Per-provider subjects (bound to the sender by NATS permissions) and the legacy shared one.
+      await bus.subscribe(ADAPTER_HEARTBEAT_WILDCARD, (m) => registry.onHeartbeat(m)),
+      await bus.subscribe(ADAPTER_HEARTBEAT_SUBJECT, (m) => registry.onHeartbeat(m)),
       await serve('preload', async (m) => GetPreloadSetResponse.encode(await registry.preloadSet(GetPreloadSetRequest.decode(m.data))).finish()),
       await serve('info', async (m) => {
         const req = GetToolRequest.decode(m.data);
         return GetToolResponse.encode({ tool: await registry.getTool(req.provider, req.name) }).finish();
       }),
-      await bus.subscribe(registrySubject('sync'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
+      // Announcements on each provider's own subject, and on the legacy shared ones (adapters
+      // built before per-provider subjects, where NATS permissions let them publish there).
       // Paged catalogs: the replica that takes the announcement pulls the pages (see CatalogSync).
-      await bus.subscribe(registrySubject('catalog'), (m) => registry.onAnnouncement(m), { queue: QUEUE }),
+      ...(await Promise.all(
+        [catalogWildcard('sync'), registrySubject('sync'), catalogWildcard('catalog'), registrySubject('catalog')].map((s) => bus.subscribe(s, (m) => registry.onAnnouncement(m), { queue: QUEUE })),
+      )),
       await serve('status', async (m) => GetCatalogStatusResponse.encode({ providers: registry.catalogStatus(GetCatalogStatusRequest.decode(m.data).provider), search: registry.searchStatus() }).finish()),
       // Every replica keeps its own search index: follow changes made through any replica.
       await bus.subscribe(eventWildcard('catalog.changed'), (m) => registry.onCatalogChanged(m.subject.slice(m.subject.lastIndexOf('.') + 1))),
@@ -271,6 +283,13 @@ export class Registry {
   /** Settles the stored catalogs now instead of at the end of the grace period (tests, operators). */
   settleStoredCatalogs(): Promise<GraceRound> {
     return this.grace?.settle() ?? Promise.resolve({ confirmed: [], retired: [], pending: [], gaveUp: [] });
+  }
+
+  /** A heartbeat whose subject names another provider than its payload is refused (counted in providerBinding). */
+  private onHeartbeat(msg: BusMessage): void {
+    const read = readHeartbeat(msg.subject, msg.data);
+    if (!read || !this.providerBinding.accept('heartbeat', read.binding, read.health.provider, msg.subject)) return;
+    this.onLiveReplica(this.liveness.onHealth(read.health));
   }
 
   /** Applies an adapter's catalog announcement (inline or paged): see CatalogSync. */
