@@ -1,26 +1,26 @@
 #!/usr/bin/env node
 // Proves what a bundle reaches: bundles each entry with esbuild (as scripts/build.mjs does, npm
 // packages external) and fails when it pulls in a forbidden lib or npm package. The dispatcher
-// (its core lib and its app) must carry neither the registry's code nor a database driver; the
-// adapters none of them either; the registry and the one-process app only their own store's driver.
+// (its core lib and its app) must carry neither the registry's code nor a database driver.
 //   node scripts/check-boundaries.mjs [--json]
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
-const DRIVERS = ['mongodb', '@seald-io/nedb', 'nedb', 'pg'];
 const RULES = [
-  { entry: 'libs/dispatcher-core/src/index.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: DRIVERS },
-  { entry: 'apps/dispatcher/src/main.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: DRIVERS },
-  // Adapters serve tools: no registry, no store, no database driver.
-  ...['adapter-local', 'adapter-mcp', 'adapter-cloud'].map((app) => ({ entry: `apps/${app}/src/main.ts`, forbiddenLibs: ['registry-core', 'store', 'dispatcher-core'], forbiddenPackages: DRIVERS })),
-  // Each store backend has its own entry point (@toolhub/store/mongo, /embedded): the registry
-  // carries only MongoDB's driver, the one-process mode only NeDB.
-  { entry: 'apps/registry/src/main.ts', forbiddenLibs: [], forbiddenPackages: ['@seald-io/nedb', 'nedb', 'pg'] },
-  { entry: 'apps/toolhub/src/main.ts', forbiddenLibs: [], forbiddenPackages: ['mongodb', 'pg'] },
+  {
+    entry: 'libs/dispatcher-core/src/index.ts',
+    forbiddenLibs: ['registry-core', 'store', 'search'],
+    forbiddenPackages: ['mongodb', '@seald-io/nedb', 'nedb', 'pg'],
+  },
+  {
+    entry: 'apps/dispatcher/src/main.ts',
+    forbiddenLibs: ['registry-core', 'store', 'search'],
+    forbiddenPackages: ['mongodb', '@seald-io/nedb', 'nedb', 'pg'],
+  },
 ];
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})].flatMap((n) => [n, `${n}/*`]);
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})].flatMap((n) => [n, `${n}/*`]);
 const packageOf = (path) => (path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0]);
 const report = [];
 let failed = false;

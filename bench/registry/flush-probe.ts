@@ -18,8 +18,7 @@
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 
-import { type RegistryStore } from '@toolhub/store';
-import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
+import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
 import { scratchDir } from '@toolhub/test-harness';
 
 import { arg } from './args';

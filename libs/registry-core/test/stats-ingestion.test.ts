@@ -1,7 +1,6 @@
 import { InProcessBus } from '@toolhub/bus';
 import { eventSubject, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
-import { type RegistryStore } from '@toolhub/store';
-import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
+import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,9 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { isStoreError } from '../src/index';
-import { EmbeddedRegistryStore } from '../src/embedded';
-import { MongoRegistryStore } from '../src/mongo';
+import { EmbeddedRegistryStore, MongoRegistryStore, isStoreError } from '../src/index';
 import { withStoreDefaults } from '../src/options';
 
 let dir: string;

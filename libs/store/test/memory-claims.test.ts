@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { MemoryClaims } from '../src/embedded/memory-claims';
-import { isStoreError } from '../src/index';
-import { EmbeddedRegistryStore } from '../src/embedded';
+import { EmbeddedRegistryStore, isStoreError } from '../src/index';
 import { FakeClock, called, calls } from '../src/testing';
 
 let dir: string;

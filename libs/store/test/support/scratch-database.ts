@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mongoUrl } from '@toolhub/test-harness';
 import { type Db, MongoClient } from 'mongodb';
 
-import { type RegistryStore } from '../../src/index';
-import { MongoRegistryStore, type MongoRegistryStoreOptions } from '../../src/mongo';
+import { MongoRegistryStore, type MongoRegistryStoreOptions, type RegistryStore } from '../../src/index';
 
 export interface ScratchDatabase {
   /** The database of the running test. */
