@@ -69,7 +69,7 @@ export function withFusionDefaults(options: FusionOptions = {}): ResolvedFusionO
 
 /** The dense ranking alone, as scores in [0, 1] (cosine mapped from [-1, 1]). */
 export function denseOnly(dense: ReadonlyArray<[string, number]>, o: ResolvedFusionOptions): RankedTool[] {
-  return dense.map(([id, cos], rank) => ({ id, score: (cos + 1) / 2, matched: rank < o.semanticMark ? ['semantic'] : [] }));
+  return dense.map(([id, cos], rank) => ({ id, score: (cos + 1) / 2, matched: rank < o.semanticMark ? ['semantic'] : [], parts: { lexical: 0, semantic: (cos + 1) / 2 } }));
 }
 
 /**
@@ -83,28 +83,28 @@ export function denseOnly(dense: ReadonlyArray<[string, number]>, o: ResolvedFus
  * waited for their vectors.
  */
 export function fuse(lexical: readonly RankedTool[], dense: ReadonlyArray<[string, number]>, o: ResolvedFusionOptions, hasVector?: (id: string) => boolean): RankedTool[] {
-  const acc = new Map<string, { score: number; matched: string[] }>();
-  const add = (id: string, s: number, matched: readonly string[]) => {
-    const a = acc.get(id);
-    if (a) {
-      a.score += s;
-      a.matched.push(...matched);
-    } else acc.set(id, { score: s, matched: [...matched] });
+  const acc = new Map<string, { score: number; matched: string[]; lexical: number; semantic: number }>();
+  const add = (id: string, s: number, matched: readonly string[], from: 'lexical' | 'semantic') => {
+    let a = acc.get(id);
+    if (!a) acc.set(id, (a = { score: 0, matched: [], lexical: 0, semantic: 0 }));
+    a.score += s;
+    a[from] += s;
+    a.matched.push(...matched);
   };
   const lex = lexical.slice(0, o.depth);
   const den = dense.slice(0, o.depth);
   if (o.method === 'rrf') {
-    lex.forEach((r, rank) => add(r.id, (o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) / (o.k + rank + 1), r.matched ?? []));
-    den.forEach(([id], rank) => add(id, o.denseWeight / (o.k + rank + 1), rank < o.semanticMark ? ['semantic'] : []));
+    lex.forEach((r, rank) => add(r.id, (o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) / (o.k + rank + 1), r.matched ?? [], 'lexical'));
+    den.forEach(([id], rank) => add(id, o.denseWeight / (o.k + rank + 1), rank < o.semanticMark ? ['semantic'] : [], 'semantic'));
   } else {
     const lexTop = lex[0]?.score || 1;
     // Cosines can be negative: then scale from the list's floor, so no tool loses by being listed.
     const floor = den.length ? Math.min(0, ...den.map(([, c]) => c)) : 0;
     const denTop = (den[0]?.[1] ?? 1) - floor || 1;
-    lex.forEach((r) => add(r.id, ((o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) * r.score) / lexTop, r.matched ?? []));
-    den.forEach(([id, c], rank) => add(id, (o.denseWeight * (c - floor)) / denTop, rank < o.semanticMark ? ['semantic'] : []));
+    lex.forEach((r) => add(r.id, ((o.lexicalWeight + (hasVector && !hasVector(r.id) ? o.denseWeight : 0)) * r.score) / lexTop, r.matched ?? [], 'lexical'));
+    den.forEach(([id, c], rank) => add(id, (o.denseWeight * (c - floor)) / denTop, rank < o.semanticMark ? ['semantic'] : [], 'semantic'));
   }
   return [...acc.entries()]
-    .map(([id, a]) => ({ id, score: a.score, matched: a.matched }))
+    .map(([id, a]) => ({ id, score: a.score, matched: a.matched, parts: { lexical: a.lexical, semantic: a.semantic } }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -33,6 +33,8 @@ export interface RankedTool {
   score: number;
   /** What the tool matched on (`name`, `category`, `description`, `parameters`, `semantic`). */
   matched?: readonly string[];
+  /** Of a fused ranking: what the lexical and the dense list each gave the score (explain only). */
+  parts?: { lexical: number; semantic: number };
 }
 
 /** How {@link ToolSearchIndex.searchWith} changes the lexical ranking. */
@@ -251,6 +253,8 @@ export class ToolSearchIndex {
     };
     const explain = hooks.explain === true;
     const matchedOn = new Map<string, Set<string>>();
+    // Per hit, the fused score's parts for the query that ranked it best (explain only).
+    const parts = new Map<string, { lexical: number; semantic: number; score: number }>();
     const maxBoost = Math.max(1, hooks.maxBoost ?? 1);
     const merged = new Map<string, { best: number; sum: number; queries: number[] }>();
     for (const [index, query] of req.queries) {
@@ -283,6 +287,8 @@ export class ToolSearchIndex {
           if (!m) matchedOn.set(id, (m = new Set()));
           for (const f of r.matched ?? []) m.add(f);
           if (boost > 1.001) m.add('usage');
+          const p = parts.get(id);
+          if (r.parts && (!p || r.score > p.score)) parts.set(id, { ...r.parts, score: r.score });
         }
       }
       // Each query's best becomes 1, so a long query does not drown a short one.
@@ -306,7 +312,19 @@ export class ToolSearchIndex {
     const top = ranked[0]?.score ?? 1;
     return ranked.map((h) => {
       const e = this.entries.get(h.id)!;
-      return { id: e.id, provider: e.provider, name: e.name, path: e.path, summary: e.summary, score: Math.round((h.score / top) * 1e4) / 1e4, queryIndexes: h.queries, matchedOn: explain ? labels(matchedOn.get(h.id)) : '' };
+      const p = parts.get(h.id);
+      const round = (x: number) => Math.round(x * 1e4) / 1e4;
+      return {
+        id: e.id,
+        provider: e.provider,
+        name: e.name,
+        path: e.path,
+        summary: e.summary,
+        score: round(h.score / top),
+        queryIndexes: h.queries,
+        matchedOn: explain ? labels(matchedOn.get(h.id)) : '',
+        ...(p ? { lexicalScore: round(p.lexical), semanticScore: round(p.semantic) } : {}),
+      };
     });
   }
 

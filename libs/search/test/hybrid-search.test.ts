@@ -43,6 +43,22 @@ describe('HybridSearch', () => {
     return search;
   }
 
+  it('splits each hit into its keyword and meaning contributions when asked to explain', async () => {
+    const search = await hybrid();
+    const res = await search.search({ queries: ['send email'], explain: true, limit: 5 });
+    const mail = res.hits.find((h) => h.id === 'mailer:deliver_letter')!;
+    // Found by meaning only: everything it has came from the dense ranking.
+    expect(mail).toMatchObject({ lexicalScore: 0, semanticScore: expect.any(Number) });
+    expect(mail.semanticScore!).toBeGreaterThan(0);
+    for (const h of res.hits) expect({ id: h.id, lexical: h.lexicalScore, semantic: h.semanticScore }).toEqual({ id: h.id, lexical: expect.any(Number), semantic: expect.any(Number) });
+    // The top hit's parts are the bulk of a fused score (weights 0.3 + 0.7).
+    expect(res.hits[0]!.lexicalScore! + res.hits[0]!.semanticScore!).toBeGreaterThan(0.5);
+    // Not without explain, and not in lexical mode (nothing was fused).
+    expect((await search.search({ queries: ['send email'], limit: 5 })).hits[0]?.lexicalScore).toBeUndefined();
+    const lexical = await search.search({ queries: ['read a file'], mode: SearchMode.SEARCH_MODE_LEXICAL, explain: true });
+    expect(lexical.hits[0]?.lexicalScore).toBeUndefined();
+  });
+
   it('ranks a tool that has no vector yet by its keywords, not below every embedded tool', async () => {
     const search = await hybrid();
     // A catalog arrives after the others were embedded; its vectors come later, in the background.

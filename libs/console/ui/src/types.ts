@@ -93,4 +93,7 @@ export interface SearchHit {
   score?: number;
   matchedOn?: string;
   unavailable?: boolean;
+  /** With explain, hybrid or semantic: what the keyword and the meaning rankings gave the hit. */
+  lexicalScore?: number;
+  semanticScore?: number;
 }

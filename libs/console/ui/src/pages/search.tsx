@@ -28,6 +28,7 @@ export function SearchPage() {
   const subjects = access.data && !access.data.localMode ? [...(access.data.principals ?? []).map((p) => p.id), 'role:agent', 'role:operator', 'role:admin'] : ['role:agent', 'role:operator', 'role:admin'];
   const [result, setResult] = useState<SearchResult>();
   const [error, setError] = useState<unknown>();
+  const parts = (result?.hits ?? []).some((h) => h.lexicalScore !== undefined || h.semanticScore !== undefined);
   const go = (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
@@ -83,6 +84,7 @@ export function SearchPage() {
       <ErrorBox error={error} />
       {result && (
         <section aria-live="polite">
+          {/* The keyword / meaning split exists only where the registry fused two rankings. */}
           <p>
             {t('search.mode')}: <strong>{result.mode}</strong>
             {result.note ? (
@@ -98,6 +100,8 @@ export function SearchPage() {
                 <th scope="col">#</th>
                 <th scope="col">{t('tool.name')}</th>
                 <th scope="col">{t('search.score')}</th>
+                {parts && <th scope="col">{t('search.lexical')}</th>}
+                {parts && <th scope="col">{t('search.semantic')}</th>}
                 <th scope="col">{t('search.matchedOn')}</th>
                 <th scope="col">{t('tool.description')}</th>
               </tr>
@@ -111,6 +115,8 @@ export function SearchPage() {
                     {h.unavailable ? <span className="badge">unavailable</span> : null}
                   </td>
                   <td>{(h.score ?? 0).toFixed(3)}</td>
+                  {parts && <td data-testid="lexical-part">{(h.lexicalScore ?? 0).toFixed(3)}</td>}
+                  {parts && <td data-testid="semantic-part">{(h.semanticScore ?? 0).toFixed(3)}</td>}
                   <td className="matched">{h.matchedOn}</td>
                   <td>{h.summary}</td>
                 </tr>
