@@ -15,7 +15,9 @@ import { createInterface } from 'node:readline';
 import { mongoUrl } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
 
-import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../src/index';
+import { type RegistryStore } from '../src/index';
+import { EmbeddedRegistryStore } from '../src/embedded';
+import { MongoRegistryStore } from '../src/mongo';
 import { KILL_TOOLS, NEW_PER_BATCH, expectedCounts, killBatch } from './support/kill-batches';
 
 const ROOT = resolve(__dirname, '../../..');

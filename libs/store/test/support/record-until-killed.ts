@@ -4,7 +4,9 @@
  *   node --import tsx record-until-killed.ts embedded <dir> | mongo <url> <dbName>
  * STATS_FLUSH_MS sets the store's statsFlushMs (default 0).
  */
-import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../../src/index';
+import { type RegistryStore } from '../../src/index';
+import { EmbeddedRegistryStore } from '../../src/embedded';
+import { MongoRegistryStore } from '../../src/mongo';
 import { killBatch } from './kill-batches';
 
 async function main(): Promise<void> {
