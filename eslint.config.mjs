@@ -51,6 +51,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }] },
   },
   {
+    // Database drivers live behind the backend entries (@toolhub/store/mongo, /embedded, @toolhub/cache/redis),
+    // and only the apps that open a backend import those; a core lib works against the port.
+    files: ['libs/**/src/**/*.ts'],
+    ignores: ['libs/store/src/mongo.ts', 'libs/store/src/mongo/**', 'libs/store/src/embedded.ts', 'libs/store/src/embedded/**', 'libs/cache/src/redis-cache.ts', 'libs/test-harness/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongodb', message: 'Only libs/store/src/mongo/ talks to MongoDB; use the RegistryStore port from @toolhub/store.' },
+            { name: '@seald-io/nedb', message: 'Only libs/store/src/embedded/ talks to NeDB; use the RegistryStore port from @toolhub/store.' },
+            { name: '@toolhub/store/mongo', message: 'A lib works against the RegistryStore port; the app picks the backend (apps/registry).' },
+            { name: '@toolhub/store/embedded', message: 'A lib works against the RegistryStore port; the app picks the backend (apps/toolhub).' },
+            { name: 'ioredis', message: 'Only libs/cache/src/redis-cache.ts talks to Redis; use the Cache port (RedisCache from @toolhub/cache/redis in an app).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['libs/**/*.ts'],
     ignores: ['**/*.test.ts', 'libs/test-harness/**'],
     rules: { 'no-console': 'error' },

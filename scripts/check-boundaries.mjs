@@ -6,17 +6,24 @@
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
+// Database drivers: only the store's own backend entries (@toolhub/store/mongo, @toolhub/store/embedded)
+// import them, and only the apps that pick a backend reach them.
+const DRIVERS = ['mongodb', '@seald-io/nedb', 'nedb', 'pg'];
 const RULES = [
-  {
-    entry: 'libs/dispatcher-core/src/index.ts',
-    forbiddenLibs: ['registry-core', 'store', 'search'],
-    forbiddenPackages: ['mongodb', '@seald-io/nedb', 'nedb', 'pg'],
-  },
-  {
-    entry: 'apps/dispatcher/src/main.ts',
-    forbiddenLibs: ['registry-core', 'store', 'search'],
-    forbiddenPackages: ['mongodb', '@seald-io/nedb', 'nedb', 'pg'],
-  },
+  // The core works against the Cache port: only the app picks Redis (@toolhub/cache/redis).
+  { entry: 'libs/dispatcher-core/src/index.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
+  { entry: 'apps/dispatcher/src/main.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: DRIVERS },
+  // Adapters: an adapter team's process carries the SDK and its provider, never the cores or a store.
+  { entry: 'libs/adapter-sdk/src/index.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
+  { entry: 'apps/adapter-local/src/main.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
+  { entry: 'apps/adapter-mcp/src/main.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
+  { entry: 'apps/adapter-cloud/src/main.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
+  // The registry's core works against the RegistryStore port; the app picks the backend.
+  { entry: 'libs/registry-core/src/index.ts', forbiddenLibs: ['dispatcher-core'], forbiddenPackages: DRIVERS },
+  { entry: 'libs/store/src/index.ts', forbiddenLibs: [], forbiddenPackages: DRIVERS },
+  { entry: 'apps/registry/src/main.ts', forbiddenLibs: [], forbiddenPackages: ['@seald-io/nedb', 'nedb', 'pg'] },
+  { entry: 'libs/cache/src/index.ts', forbiddenLibs: [], forbiddenPackages: ['ioredis'] },
+  { entry: 'apps/toolhub/src/main.ts', forbiddenLibs: [], forbiddenPackages: ['mongodb', 'pg', 'ioredis'] },
 ];
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));

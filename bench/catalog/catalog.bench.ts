@@ -15,7 +15,7 @@ import { type Bus, InProcessBus, NatsBus } from '@toolhub/bus';
 import { createCloudAdapter, parseCloudConfig } from '@toolhub/cloud-adapter';
 import { Importance, toToolName, type ToolInfo } from '@toolhub/contracts';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { startNatsServer } from '@toolhub/test-harness';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

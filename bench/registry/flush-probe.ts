@@ -18,7 +18,8 @@
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 
-import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
+import { type RegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { scratchDir } from '@toolhub/test-harness';
 
 import { arg } from './args';

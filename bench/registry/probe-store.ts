@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { MongoRegistryStore } from '@toolhub/store';
+import { MongoRegistryStore } from '@toolhub/store/mongo';
 import { mongoUrl } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
 

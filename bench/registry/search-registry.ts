@@ -5,7 +5,7 @@
  */
 import { NatsBus } from '@toolhub/bus';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 
 async function main(): Promise<void> {
   const dir = process.env['BENCH_STORE_DIR'];

@@ -12,7 +12,7 @@ import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-cor
 import { createLocalTools } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath as defaultMcpConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
 import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { createLogger } from '@toolhub/telemetry';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

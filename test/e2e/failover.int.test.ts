@@ -5,8 +5,11 @@
  * them on the surviving replica); non-idempotent calls that the dead replica held must fail with
  * UNAVAILABLE and a message that says the tool may or may not have run; no call may hang.
  *
- * Fast detection: adapters heartbeat every 100 ms and the dispatcher forgets a replica after 1 s of
- * silence (TOOLHUB_HEARTBEAT_INTERVAL / TOOLHUB_PROVIDER_TTL).
+ * Fast detection: adapters heartbeat every 100 ms and the dispatcher forgets a replica after 3 s of
+ * silence (TOOLHUB_HEARTBEAT_INTERVAL / TOOLHUB_PROVIDER_TTL). With 1 s, a LIVE replica whose event
+ * loop stalled for a second on a loaded 2-core machine was forgotten before the kill (flake-check,
+ * 2026-11-29: 3 writes failed "went away" 2.2 s before the kill), which the test cannot tell from
+ * a failure caused by the kill.
  */
 import { status } from '@grpc/grpc-js';
 import { RunStatus } from '@toolhub/contracts';
@@ -25,7 +28,7 @@ const CONCURRENCY = 50;
 const KILL_AFTER = 600;
 const DEADLINE_MS = 15_000;
 const HEARTBEAT = '100ms';
-const PROVIDER_TTL_MS = 1000;
+const PROVIDER_TTL_MS = 3000;
 /**
  * Expected (not asserted: the machine's load decides) time within which a call the dead replica
  * held fails: the TTL, plus a sweep (TTL/3), plus the grace for calls whose acknowledgement died
@@ -194,13 +197,17 @@ describe('failover: one of two adapter-local replicas is killed with SIGKILL und
     expect(goneLines.length).toBeGreaterThan(0);
     // Every idempotent call succeeded, whoever served it.
     expect(failedIdempotent.map((o) => `${o.index} ${o.kind}: ${o.code} ${o.details}`)).toEqual([]);
+    // Every failed write failed because of the kill, not before it (how soon after is in the report).
+    // When one did not, the dispatcher's "replica gone" lines are printed first, to tell a live
+    // replica forgotten under load (heartbeats late past the TTL) from a wrong failure.
+    const early = failedWrites.filter((o) => o.ended < killedAt).map((o) => ({ index: o.index, endedAfterKillMs: o.ended - killedAt, details: o.details }));
+    if (early.length > 0) process.stdout.write(`dispatcher "replica gone" lines:\n${goneLines.join('\n')}\n`);
+    expect(early).toEqual([]);
     // Every failed write failed as UNAVAILABLE, saying why and what the caller may do.
     for (const o of failedWrites) {
       expect({ index: o.index, code: o.code }).toEqual({ index: o.index, code: status.UNAVAILABLE });
       expect(o.details).toMatch(/adapter replica (running this call )?went away/);
       expect(o.details).toMatch(/may or may not have run; retry only if repeating it is safe, or pass an idempotency_key/);
-      // ...and it failed because of the kill: not before it. (How soon after is in the report.)
-      expect(o.ended).toBeGreaterThanOrEqual(killedAt);
     }
     // None hung until its deadline: no call ended with DEADLINE_EXCEEDED (times are in the report).
     expect(outcomes.filter((o) => o.code === status.DEADLINE_EXCEEDED).map((o) => o.index)).toEqual([]);

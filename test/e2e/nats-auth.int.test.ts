@@ -9,7 +9,7 @@ import { inboxPrefixOf, NatsBus, natsAuthorizationConfig, type NatsServiceUser }
 import { adapterSubject, eventSubject, learningSubject, LearningObserved, ToolCalled } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { type NatsServerHandle, scratchDir, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { connect } from '@nats-io/transport-node';
 import { type NatsConnection, usernamePasswordAuthenticator } from '@nats-io/nats-core';

@@ -33,7 +33,7 @@ import {
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { dispatcherReadiness } from '@toolhub/ops';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { type NatsServerHandle, scratchDir, startNatsServer } from '@toolhub/test-harness';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';

@@ -1,6 +1,7 @@
 /** The dispatcher as its own process: gRPC in, NATS out. */
 import { natsStatusLogger } from '@toolhub/bus';
-import { type Cache, MemoryCache, RedisCache, TieredCache } from '@toolhub/cache';
+import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
+import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';

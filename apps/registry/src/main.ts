@@ -6,7 +6,7 @@ import { assertSafeBind } from '@toolhub/grpc-edge';
 import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { connectNatsForStartup, drainStep, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
-import { MongoRegistryStore } from '@toolhub/store';
+import { MongoRegistryStore } from '@toolhub/store/mongo';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 
 import { registryConfig } from './config';

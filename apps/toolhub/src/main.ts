@@ -15,7 +15,7 @@ import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } f
 import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { dispatcherReadiness, drainStep, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

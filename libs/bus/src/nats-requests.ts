@@ -3,8 +3,8 @@
  *
  * NATS.js's own `request()` does the same multiplexing, but per request it also builds a request
  * object, a deferred, a timer and — when the reply arrives — an `Error("cancelled")` with a
- * captured stack trace to reject the already-settled deferred: about 4% of a dispatcher's CPU per
- * RunTool at concurrency 1 (a V8 profile of bench/dispatcher). Here a request costs one map entry
+ * captured stack trace to reject the already-settled deferred: a measurable share of a dispatcher's
+ * CPU per RunTool (figure: bench/dispatcher/README.md, "Figures the code cites"). Here a request costs one map entry
  * and one publish; expiry is checked by a single timer that is re-armed only when an earlier
  * deadline arrives.
  */

@@ -1,4 +1,5 @@
-import { isCacheError, redisCacheDefaults } from '@toolhub/cache';
+import { isCacheError } from '@toolhub/cache';
+import { redisCacheDefaults } from '@toolhub/cache/redis';
 import { reconnectDelay, redactedUrl } from '../src/redis-options';
 
 describe('RedisCache options', () => {

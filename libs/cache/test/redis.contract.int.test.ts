@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RedisCache, TieredCache } from '@toolhub/cache';
+import { TieredCache } from '@toolhub/cache';
+import { RedisCache } from '@toolhub/cache/redis';
 import { cacheContractSuite } from '@toolhub/cache/testing';
 import { startRedisServer, type RedisServer } from './support/redis-server';
 

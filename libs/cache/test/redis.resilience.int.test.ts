@@ -1,4 +1,5 @@
-import { type CacheStateChange, RedisCache, type RedisCacheOptions, TieredCache } from '@toolhub/cache';
+import { type CacheStateChange, TieredCache } from '@toolhub/cache';
+import { RedisCache, type RedisCacheOptions } from '@toolhub/cache/redis';
 import { waitFor } from '@toolhub/test-harness';
 import { freePort, startRedisServer, type RedisServer } from './support/redis-server';
 

@@ -45,8 +45,8 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
     labelNames: ['provider', 'tool', 'fallback'] as const,
     registers,
   });
-  // Children by key, resolved once per series (it also bounds the series: see MAX_RUN_SERIES). Measured
-  // on the shared CI machine: ~3 µs per RunTool either way (prom-client with a labels object: the same).
+  // Children by key, resolved once per series (it also bounds the series: see MAX_RUN_SERIES). Either
+  // way costs the same per RunTool (figure: bench/dispatcher/README.md, "Figures the code cites").
   const series = new Map<string, { tool: string; histogram: { observe(v: number): void } }>();
   dispatcher.callEvents.observe((event: ToolCalled) => {
     const code = codeName(event.errorCode);

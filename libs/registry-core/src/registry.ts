@@ -77,13 +77,13 @@ export interface RegistryOptions {
    * dispatcher's batch (up to 64 by default), so a call gets up to 64 times as many events: at most
    * 80,000 (~12 MB raw) with the defaults. The store splits them into stored batches of
    * `maxBatchEvents` (5,000), each sharing its fixed cost and the write of each tool's statistics
-   * among its events — with 500 Zipf-distributed tools a batch of 5,000 writes ~470 statistics
-   * documents, one of 1,000 ~250 (FerretDB 1.24 on PostgreSQL, bench/registry: ~1,900 →
-   * 5,700–7,900 events/s) — and the consumer's in-progress acknowledgements keep a long write from
+   * among its events — with Zipf-distributed tools a large batch writes far fewer statistics
+   * documents per event than a small one — and the consumer's in-progress acknowledgements keep a long write from
    * redelivery for up to 10 × the ack wait. Each stored batch must be written well within the
    * consumer's 30 s ack wait, past which JetStream redelivers it while it is still being written
-   * (counted once all the same, but written twice): 5,000 events take ~1 s on FerretDB/PostgreSQL,
-   * an estimated 20–30 s on FerretDB's SQLite handler — lower `maxBatchEvents` there. (5,000 until
+   * (counted once all the same, but written twice): on FerretDB/PostgreSQL a full batch takes about
+   * a second, on FerretDB's SQLite handler an estimated 20–30 times that — lower `maxBatchEvents`
+   * there (figures: bench/registry/README.md, "Figures the code cites"). (5,000 until
    * 2026-11-27 15:00, when dispatchers sent up to 16 events per message.)
    * @default 1250
    */

@@ -11,7 +11,7 @@ import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
 import { PreloadFormat, RegistryAdminClient, ToolHubClient, ToolHubError } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,7 +8,7 @@
 import { type AdapterDefinition, type AdapterService, listCatalog, serveAdapter, textResult, toToolInfo } from '@toolhub/adapter-sdk';
 import { NatsBus } from '@toolhub/bus';
 import type { ToolInfo } from '@toolhub/contracts';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { type NatsServerHandle, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@
 import { type AdapterDefinition, type AdapterService, listCatalog, QuarantineList, serveAdapter, textResult, toToolInfo } from '@toolhub/adapter-sdk';
 import { type Bus, InProcessBus } from '@toolhub/bus';
 import { CatalogPageRequest, type ToolInfo } from '@toolhub/contracts';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,7 +8,7 @@ import { readReply } from '@toolhub/adapter-sdk';
 import { HEADER_DEADLINE, Importance, registrySubject, SearchMode, SearchToolsRequest, SearchToolsResponse, type ToolInfo } from '@toolhub/contracts';
 import { OpenAiEmbeddings } from '@toolhub/search';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '@toolhub/search/testing';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

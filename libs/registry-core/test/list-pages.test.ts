@@ -7,7 +7,7 @@
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { InProcessBus } from '@toolhub/bus';
 import { Importance, LIST_REPLY_BUDGET_BYTES, type ListRegisteredToolsRequest, ListRegisteredToolsResponse, RegisteredTool, RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@ import { type AdapterService, serveAdapter, staticCatalog, textResult, type Tool
 import { InProcessBus } from '@toolhub/bus';
 import { ErrorInfo, GRPC_ERROR_TRAILER, Importance, PreloadFormat, RegistryAdminClient, ToolHubError, type ToolInfo } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
 import { type AdapterService, catalogVersion, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { type Bus, InProcessBus } from '@toolhub/bus';
 import { CatalogAnnouncement, Importance, registrySubject, type ToolInfo } from '@toolhub/contracts';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,7 +8,7 @@
 import { NatsBus } from '@toolhub/bus';
 import { readReply, textResult, toToolInfo } from '@toolhub/adapter-sdk';
 import { eventSubject, registrySubject, SearchToolsRequest, SearchToolsResponse, ToolCalled, type ToolInfo } from '@toolhub/contracts';
-import { MongoRegistryStore } from '@toolhub/store';
+import { MongoRegistryStore } from '@toolhub/store/mongo';
 import { mongoUrl, type NatsServerHandle, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,7 @@
 import { InProcessBus } from '@toolhub/bus';
 import { eventSubject, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
-import { EmbeddedRegistryStore, type RegistryStore } from '@toolhub/store';
+import { type RegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

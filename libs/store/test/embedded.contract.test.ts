@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { EmbeddedRegistryStore } from '../src/index';
+import { EmbeddedRegistryStore } from '../src/embedded';
 import { storeContractSuite } from '../src/testing';
 
 storeContractSuite('EmbeddedRegistryStore', async (options) => {

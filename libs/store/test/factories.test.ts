@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { EmbeddedRegistryStore, MongoRegistryStore, isStoreError } from '../src/index';
+import { isStoreError } from '../src/index';
+import { EmbeddedRegistryStore } from '../src/embedded';
+import { MongoRegistryStore } from '../src/mongo';
 import { withStoreDefaults } from '../src/options';
 
 let dir: string;

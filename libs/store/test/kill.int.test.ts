@@ -15,7 +15,9 @@ import { createInterface } from 'node:readline';
 import { mongoUrl } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
 
-import { EmbeddedRegistryStore, MongoRegistryStore, type RegistryStore } from '../src/index';
+import { type RegistryStore } from '../src/index';
+import { EmbeddedRegistryStore } from '../src/embedded';
+import { MongoRegistryStore } from '../src/mongo';
 import { KILL_TOOLS, NEW_PER_BATCH, expectedCounts, killBatch } from './support/kill-batches';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -28,13 +30,13 @@ interface Target {
   cleanup(): Promise<void>;
 }
 
-/** Starts the writer, lets it ack at least `minAcks` batches, kills it at a random moment; returns the last batch it acked. */
-async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs: number): Promise<number> {
+/** Starts the writer on the stream of `epochMs`, lets it ack at least `minAcks` batches, kills it at a random moment; returns the last batch it acked. */
+async function runAndKill(args: readonly string[], minAcks: number, statsFlushMs: number, epochMs: number): Promise<number> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that SIGKILL would miss.
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, STATS_FLUSH_MS: String(statsFlushMs) },
+    env: { ...process.env, STATS_FLUSH_MS: String(statsFlushMs), KILL_EPOCH_MS: String(epochMs) },
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -85,16 +87,19 @@ function killSuite(name: string, makeTarget: () => Promise<Target>): void {
       async () => {
         for (let round = 0; round < ROUNDS; round++) {
           const target = await makeTarget();
+          // One time base for the child's deliveries and this test's redeliveries (kill-batches.ts).
+          const epochMs = Date.now();
+          const batch = (i: number) => killBatch(i, epochMs);
           try {
-            const lastAcked = await runAndKill(target.args, 3 + Math.floor(Math.random() * 6), statsFlushMs);
+            const lastAcked = await runAndKill(target.args, 3 + Math.floor(Math.random() * 6), statsFlushMs, epochMs);
             const store = await target.open();
             try {
               // JetStream redelivers what was not acked (the batch in flight), and may repeat acked ones.
               const inFlight = lastAcked + 1;
-              const redelivered = await store.recordCalls(killBatch(inFlight));
-              expect(redelivered.recorded + redelivered.duplicates).toBe(killBatch(inFlight).length);
+              const redelivered = await store.recordCalls(batch(inFlight));
+              expect(redelivered.recorded + redelivered.duplicates).toBe(batch(inFlight).length);
               await expectExact(store, inFlight + 1);
-              const again = await store.recordCalls([killBatch(0), killBatch(inFlight)].flat());
+              const again = await store.recordCalls([batch(0), batch(inFlight)].flat());
               expect(again.recorded).toBe(0);
               await expectExact(store, inFlight + 1);
               const total = (await Promise.all(KILL_TOOLS.map((t) => store.getToolStats(t)))).reduce((n, s) => n + (s?.calls ?? 0), 0);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { MemoryClaims } from '../src/embedded/memory-claims';
-import { EmbeddedRegistryStore, isStoreError } from '../src/index';
+import { isStoreError } from '../src/index';
+import { EmbeddedRegistryStore } from '../src/embedded';
 import { FakeClock, called, calls } from '../src/testing';
 
 let dir: string;

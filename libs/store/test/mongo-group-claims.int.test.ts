@@ -7,7 +7,8 @@
 import type { ToolCalled } from '@toolhub/contracts';
 import type { Db } from 'mongodb';
 
-import type { MongoRegistryStoreOptions, RegistryStore } from '../src/index';
+import type { RegistryStore } from '../src/index';
+import type { MongoRegistryStoreOptions } from '../src/mongo';
 import { CLAIM_SLOT_MS } from '../src/stats/slotted-claims';
 import { FakeClock, called } from '../src/testing';
 import { scratchDatabase } from './support/scratch-database';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { MongoRegistryStore } from '../src/index';
+import { MongoRegistryStore } from '../src/mongo';
 import { storeContractSuite } from '../src/testing';
 import { mongoUrl } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';

@@ -69,7 +69,8 @@ export function ferretdbBinaryPath(): string {
  * FerretDB's storage for the private servers: `postgresql` (the default where PostgreSQL is
  * installed) or `sqlite` (TOOLHUB_FERRETDB_HANDLER=sqlite, or no PostgreSQL). On PostgreSQL,
  * FerretDB 1.24 looks documents up through the `_id` index; on SQLite it scans whole collections
- * for every `_id` lookup and update (statistics ingestion ~10× slower, bench/registry).
+ * for every `_id` lookup and update (statistics ingestion many times slower; figure:
+ * bench/registry/README.md, "Figures the code cites").
  */
 export function ferretdbHandler(): 'postgresql' | 'sqlite' {
   const wanted = process.env['TOOLHUB_FERRETDB_HANDLER'];

@@ -10,7 +10,7 @@ import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-cor
 import type { ServerTlsOptions } from '@toolhub/grpc-edge';
 import { createLocalTools } from '@toolhub/local-tools';
 import { Registry, type RegistryOptions, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

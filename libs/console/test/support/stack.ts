@@ -10,7 +10,7 @@ import { ToolHubError } from '@toolhub/contracts';
 import { type RunningConsole, startConsoleServer } from '@toolhub/console';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -33,8 +33,8 @@ export interface ToolWorkerPoolOptions {
   /**
    * Young-generation limit of each worker, in MB. Tool calls make short-lived garbage; uncapped,
    * the new space grows under sustained load and stays grown. 16 kept the one-process soak's RSS
-   * flat (1,000,000 calls: 48 MB less after the settle than uncapped or 32) for ~10% fewer
-   * calls/s of a local tool at concurrency 16 (bench/soak/README.md). @default 16
+   * flat, for somewhat fewer calls/s of a local tool (figures: bench/soak/README.md, "Figures the
+   * code cites"). @default 16
    */
   youngGenerationMb?: number;
   /**

@@ -9,7 +9,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type DispatcherOptions, type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { McpDoor, type McpDoorOptions } from '@toolhub/mcp-door';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

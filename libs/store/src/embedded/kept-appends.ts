@@ -1,8 +1,8 @@
 /**
  * NeDB appends every write to its collection's file with `fs.promises.appendFile`: an open, a
  * write and a close, each a round trip through libuv's thread pool. The statistics of one flush
- * write hundreds of tool documents, so those round trips were ~30% of the embedded store's CPU per
- * counted call (bench/registry flush-probe, 10 s flush: 35 → 24 µs/event). Here each registered
+ * write hundreds of tool documents, so those round trips were a large share of the embedded store's
+ * CPU per counted call (figures: bench/registry/README.md, "Figures the code cites"). Here each registered
  * file keeps one append handle open instead.
  *
  * NeDB makes these appends through one function of its shared storage module

@@ -1,17 +1,17 @@
 /**
  * Finding documents by a list of `_id`s on FerretDB 1.24 (PostgreSQL). FerretDB does not push
  * `{_id: {$in: ids}}` down to PostgreSQL: it decodes every document of the collection and compares
- * it with every id (measured 2026-11-26: 1.4 s for 1 id and 10.3 s for 5,000 ids over 100,000
- * claims), while `{_id: id}` is pushed down (~20 ms over the same 100,000). So there, for a
- * find with a projection (small answers), a few ids are looked up one by one and many are found by
- * reading the projected collection once (2.5 s over 100,000, whatever the number of ids).
+ * it with every id, while `{_id: id}` is pushed down (orders of magnitude faster; figures:
+ * bench/registry/README.md, "Figures the code cites"). So there, for a find with a projection
+ * (small answers), a few ids are looked up one by one and many are found by reading the projected
+ * collection once (whatever the number of ids).
  * MongoDB uses its `_id` index for `$in` and is not routed here.
  */
 import type { Collection, Document } from 'mongodb';
 
 import type { BaseDoc, Filter, FindOptions } from '../backend';
 
-/** Up to this many ids are looked up one by one (~20 ms each over 100,000 documents). */
+/** Up to this many ids are looked up one by one (where one scan of the collection starts to cost less). */
 export const ONE_BY_ONE_MAX = 64;
 /** One-by-one lookups in flight at once. */
 const PARALLEL = 8;

@@ -3,12 +3,12 @@
  * and a batch's records as compact JSON text instead of arrays of sub-documents (a FerretDB workaround,
  * neutral on MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md). FerretDB 1.x on SQLite decodes every document of a
  * collection for each `_id` lookup and update, and the cost grows with the number of values in
- * them: a week of hourly buckets (168 × 5 values) made each update of a 500-tool collection ~14×
- * slower than the same data as text. MongoDB is indifferent (nothing queries inside these fields).
+ * them: a week of hourly buckets (168 × 5 values) made each update of a 500-tool collection many
+ * times slower than the same data as text. MongoDB is indifferent (nothing queries inside these fields).
  * FerretDB 1.24 on PostgreSQL converts every value of a document between BSON and JSONB on each
- * write and read: a batch of 1,000 records as sub-documents cost ~24 ms to insert and ~30 ms to
- * delete, as one string ~6 and ~4 ms (bench/registry/README.md).
- * Used by MongoRegistryStore only (NeDB keeps documents in memory and was ~10% slower packed).
+ * write and read, so a batch's records as one string cost a fraction of them as sub-documents
+ * (figures: bench/registry/README.md, "Figures the code cites").
+ * Used by MongoRegistryStore only (NeDB keeps documents in memory and was slower packed).
  * Documents stored by earlier versions (arrays) are read as they are.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -65,8 +65,8 @@ type StoredBytes = Uint8Array | { buffer: Uint8Array };
  * group]`: tool and group are indexes (group -1: none), flags are ok 1, fallback 2, untimed 4.
  * Small matters: FerretDB converts every byte on insert and decodes every stored batch whole
  * whenever the recorder asks which are still stored, and again to delete them. Deflated (level 1),
- * a 2,300-event batch costs FerretDB ~2.9 instead of ~6 µs of CPU per event and the registry
- * ~0.9 µs more (bench/registry README).
+ * a batch costs FerretDB about half the CPU per event for a little more in the registry (figures:
+ * bench/registry/README.md, "Figures the code cites").
  */
 interface GroupedRecords {
   base: number;

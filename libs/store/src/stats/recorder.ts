@@ -100,8 +100,8 @@ export const DIGEST_CACHE_LIMIT = 512;
  * `record` writes them before it returns, so memory stays bounded when calls come faster than a
  * flush can wait for. Packed (call-slices.ts), a batch of 2,000 calls over ~300 tools takes
  * ~56 KB: 12 MiB holds a minute of ~7,000 calls/s. Each tool written fewer times is what the wait
- * saves: on FerretDB one write of a tool's statistics costs 1–2.5 ms of database CPU
- * (bench/registry stats-write-probe).
+ * saves: on FerretDB each write of a tool's statistics costs milliseconds of database CPU
+ * (figures: bench/registry/README.md, "Figures the code cites").
  */
 export const MAX_WAITING_BYTES = 12 * 1024 * 1024;
 /**

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mongoUrl } from '@toolhub/test-harness';
 import { type Db, MongoClient } from 'mongodb';
 
-import { MongoRegistryStore, type MongoRegistryStoreOptions, type RegistryStore } from '../../src/index';
+import { type RegistryStore } from '../../src/index';
+import { MongoRegistryStore, type MongoRegistryStoreOptions } from '../../src/mongo';
 
 export interface ScratchDatabase {
   /** The database of the running test. */
