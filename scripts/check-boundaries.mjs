@@ -27,7 +27,7 @@ const RULES = [
 ];
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})].flatMap((n) => [n, `${n}/*`]);
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})].flatMap((n) => [n, `${n}/*`]);
 const packageOf = (path) => (path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0]);
 const report = [];
 let failed = false;

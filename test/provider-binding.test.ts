@@ -20,7 +20,7 @@ import {
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { registerDispatcherMetrics, registerRegistryMetrics } from '@toolhub/ops';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -9,7 +9,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type SearchToolsResponse, ToolHubClient } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

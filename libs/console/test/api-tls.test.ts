@@ -8,7 +8,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { apiChannel, type RunningConsole, startConsoleServer } from '@toolhub/console';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

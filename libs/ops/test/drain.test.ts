@@ -9,7 +9,7 @@ import { ToolHubClient } from '@toolhub/contracts';
 import { startDispatcher } from '@toolhub/dispatcher-core';
 import { drainStep, Readiness, registryReadiness } from '@toolhub/ops';
 import { Registry, startAdminServer } from '@toolhub/registry-core';
-import { EmbeddedRegistryStore } from '@toolhub/store';
+import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
