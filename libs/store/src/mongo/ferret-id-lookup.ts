@@ -6,6 +6,7 @@
  * (small answers), a few ids are looked up one by one and many are found by reading the projected
  * collection once (whatever the number of ids).
  * MongoDB uses its `_id` index for `$in` and is not routed here.
+ * Shaped by FerretDB 1.24, the test stand-in for MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md.
  */
 import type { Collection, Document } from 'mongodb';
 

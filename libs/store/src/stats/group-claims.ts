@@ -10,6 +10,7 @@
  * agree that an event belongs to the first link that lists it, and no event is in two links (a
  * writer reaches link k only after removing what links 1..k-1 list). In the common case, a group
  * arriving whole, that is one insert and no read.
+ * Shaped by FerretDB 1.24, the test stand-in for MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md.
  */
 import type { BaseDoc, DocCollection } from '../backend';
 import { StoreError } from '../errors';

@@ -10,6 +10,7 @@
  * (figures: bench/registry/README.md, "Figures the code cites").
  * Used by MongoRegistryStore only (NeDB keeps documents in memory and was slower packed).
  * Documents stored by earlier versions (arrays) are read as they are.
+ * Shaped by FerretDB 1.24, the test stand-in for MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 

@@ -29,6 +29,7 @@
  * which no version before reads) is claimed with its group instead, in the group's chain of links
  * (group-claims.ts) in `call_claims_g<n>`, n = the group's time ÷ {@link CLAIM_SLOT_MS}; those
  * collections are held and dropped as the event slots are.
+ * Shaped by FerretDB 1.24, the test stand-in for MongoDB: docs/decisions/0001-ferretdb-is-the-test-stand-in.md.
  */
 import type { BaseDoc, DocCollection } from '../backend';
 import { type ClaimBatch, type ClaimDoc, type ClaimLedger, insertClaims } from './claims';
