@@ -1,6 +1,6 @@
 /** `toolhub batch FILE` in-process against a whole ToolHub (see support/toolhub.ts). */
 import { EXIT_CODES } from '@toolhub/cli';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -76,6 +76,15 @@ calls:
     ]);
     expect(doc.results[1]!.error!.message).toContain('call weather');
     expect(doc.results[2]!.content![0]!.text).toBe('hello Ada');
+  });
+
+  it("runs the README's example batch file as written", async () => {
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    const example = /A batch file for `batch`[^\n]*\n\n```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const r = await cli(['batch', file('readme.yaml', example!)]);
+    expect(r.code).toBe(EXIT_CODES.ok);
+    expect(r.stdout).toMatch(/^== sum {2}local:math_calculate {2}ok \(level 0, .+\)\n42\n== shout {2}local:text_transform {2}ok \(level 1, .+\)\n42\n== later {2}local:time_now {2}ok \(level 2, .+\)\n/);
   });
 
   it('exits 4 when the server refuses the graph (a cycle), before any call runs', async () => {
