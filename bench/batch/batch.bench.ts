@@ -1,6 +1,6 @@
 /**
  * Batch benchmark (issue 35): 10 calls in 3 dependency levels of a tool that waits (level maxima
- * 400 + 500 + 600 = 1,500 ms; all ten 3,000 ms), run three ways through the dispatcher: one RunTools
+ * 400 + 500 + 600 = 1,500 ms; all ten 3,000 ms; longest dependency chain 1,300 ms), run three ways through the dispatcher: one RunTools
  * batch; the same calls as ten RunTool calls one after another (what an agent without batches does);
  * and by hand in levels (each level's RunTool calls in parallel, then the next: three round trips).
  * Prints a table and writes bench/results/batch.json. A script, not a timed test:
@@ -31,6 +31,10 @@ const LEVELS: Array<Record<string, number>> = [
 ];
 const DEPS: Record<string, string> = { b0: 'a0', b1: 'a1', b2: 'a3', c0: 'b0', c1: 'b2', c2: 'b1' };
 const IDEAL_MS = LEVELS.reduce((s, l) => s + Math.max(...Object.values(l)), 0);
+/** The longest chain of dependencies: a batch starts each call as soon as what it reads has ended, so this is its floor. */
+const SLEEP_OF: Record<string, number> = Object.assign({}, ...LEVELS);
+const finishAt = (id: string): number => SLEEP_OF[id]! + (DEPS[id] ? finishAt(DEPS[id]!) : 0);
+const CRITICAL_PATH_MS = Math.max(...Object.keys(SLEEP_OF).map(finishAt));
 const SEQUENTIAL_MS = LEVELS.reduce((s, l) => s + Object.values(l).reduce((x, y) => x + y, 0), 0);
 
 const batchCalls = (): BatchCall[] =>
@@ -152,7 +156,7 @@ async function main(): Promise<void> {
         line(head),
         `|${widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
         ...body.map(line),
-        `batch over the sum of level maxima: ${r1(rows[0]!.medianMs - IDEAL_MS)} ms (median)`,
+        `longest dependency chain ${CRITICAL_PATH_MS} ms (a batch starts a call as soon as what it reads has ended, not when its whole level has): batch over it ${r1(rows[0]!.medianMs - CRITICAL_PATH_MS)} ms; by levels over the sum of level maxima ${r1(rows[1]!.medianMs - IDEAL_MS)} ms (medians)`,
         '',
       ].join('\n'),
     );
@@ -164,8 +168,9 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       sumOfLevelSlowestMs: IDEAL_MS,
       sumOfAllCallsMs: SEQUENTIAL_MS,
+      criticalPathMs: CRITICAL_PATH_MS,
       rows,
-      batchOverheadMs: r1(rows[0]!.medianMs - IDEAL_MS),
+      batchOverCriticalPathMs: r1(rows[0]!.medianMs - CRITICAL_PATH_MS),
       samples,
     };
     mkdirSync(dirname(OUT), { recursive: true });
