@@ -121,7 +121,7 @@ describe('RunTools through real NATS (dispatcher process, adapter on the bus)', 
 
   const eventsFor = (caller: string) => [...events.values()].filter((e) => e.caller === caller);
 
-  it('runs 10 calls in 3 levels: the calls of a level overlap, a level starts after what it depends on, outputs flow forward, one tool.called event per call', async () => {
+  it('runs 10 calls in 3 levels: the calls of a level overlap, each call starts after what it depends on, outputs flow forward, one tool.called event per call', async () => {
     const calls = [
       ...Object.entries(LEVELS[0]!).map(([id, ms], i) => wait(id, 0, 4, ms, i * 10)),
       wait('b0', 1, 3, LEVELS[1]!['b0']!, ref('#/calls/a0/structured/value')),
