@@ -22,6 +22,8 @@ import {
   PreloadFormat,
   type RunToolRequest,
   type RunToolResponse,
+  type RunToolsRequest,
+  type RunToolsResponse,
   type SearchToolsRequest,
   type SearchToolsResponse,
   ToolHubClient,
@@ -165,6 +167,22 @@ export class ToolHubAgentClient implements ToolHubApi {
     };
     const deadlineMs = timeoutMs > 0 ? timeoutMs + this.options.runDeadlineSlackMs : this.options.runDeadlineMs;
     return this.call('RunTool', this.raw.runTool.bind(this.raw) as RawUnary<RunToolRequest, RunToolResponse>, req, deadlineMs, options);
+  }
+
+  /**
+   * Runs a dependency-ordered batch (RunTools): a call's argument may be `{"$ref": "#/calls/<id>/..."}`
+   * to take an earlier call's output. The server checks the whole graph before anything runs and
+   * answers every call's result or error. The deadline is `options.deadlineMs`, else runDeadlineMs.
+   * Each call without an idempotency key gets a fresh one (autoIdempotencyKey), as in runTool.
+   */
+  runTools(request: Partial<RunToolsRequest>, options?: CallOptions): Promise<RunToolsResponse> {
+    const req: RunToolsRequest = {
+      calls: (request.calls ?? []).map((c) => ({ ...c, idempotencyKey: c.idempotencyKey || (this.options.autoIdempotencyKey ? randomUUID() : '') })),
+      maxParallel: request.maxParallel ?? 0,
+      caller: request.caller || this.options.caller,
+      searchId: request.searchId ?? '',
+    };
+    return this.call('RunTools', this.raw.runTools.bind(this.raw) as RawUnary<RunToolsRequest, RunToolsResponse>, req, this.options.runDeadlineMs, options);
   }
 
   /** Ranked keyword search; several queries in one call. */

@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 
 import { adapterInitCommand, type AdapterInitOptions } from './commands/adapter-init';
 import { auditCommand, type AuditOptions } from './commands/audit';
+import { batchCommand, type BatchOptions } from './commands/batch';
 import { catalogCommand } from './commands/catalog';
 import { infoCommand } from './commands/info';
 import { learnedCommand, type LearnedOptions } from './commands/learned';
@@ -45,6 +46,7 @@ Examples:
   toolhub info local:math_calculate
   toolhub run local math_calculate --arg expression='17% * 2340'
   toolhub run mcp everything_echo --args '{"message":"hi"}' --json
+  toolhub batch calls.yaml        (dependency-ordered calls; {"$ref": "#/calls/<id>/text"} takes an earlier output)
   toolhub stats --sort failure_rate
   toolhub preload suggest
   toolhub learned --provider github
@@ -168,6 +170,31 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .option('--idempotency-key <key>', 'makes retries of a non-idempotent tool safe: the same key returns the first result')
     .addHelpText('after', '\nThe global --timeout <ms> sets the tool\'s timeout.\nExit codes: 0 ok, 1 the tool reported an error, 3 unknown tool, 4 arguments refused, 5 unavailable/timed out.')
     .action(act((ctx, tool: string, name: string | undefined, o: RunOptions) => runCommand(ctx, tool, name, o)));
+
+  program
+    .command('batch')
+    .description('run a dependency-ordered batch of calls from a JSON or YAML file (RunTools); prints each call\'s result')
+    .argument('<file>', 'the batch file; - reads stdin')
+    .option('--max-parallel <n>', 'most calls running at once (default: the file\'s max_parallel, else 8; at most 32)', wholeNumber(1))
+    .addHelpText(
+      'after',
+      `
+File (JSON or YAML): a list \`calls\` (or the list itself), each {id, tool: provider:name, args, after?: [ids], timeout_ms?, idempotency_key?}.
+An argument {"$ref": "#/calls/<id>/structured/<json pointer>"} (or .../text, .../content/...) takes that call's output
+and makes this call wait for it. The server checks every id, reference and tool before any call runs.
+The global --timeout <ms> is each call's timeout where the file sets none.
+Exit codes: 0 every call ok, 1 a call failed, reported an error or was skipped (all results are printed),
+  2 bad file, 4 the batch was refused (a cycle, an unknown call id or tool), 5 unavailable.
+
+  calls:
+    - id: sum
+      tool: local:math_calculate
+      args: { expression: "2 + 2" }
+    - id: stats
+      tool: local:text_stats
+      args: { text: { $ref: "#/calls/sum/text" } }`,
+    )
+    .action(act((ctx, file: string, o: BatchOptions) => batchCommand(ctx, file, o)));
 
   program
     .command('search')

@@ -45,6 +45,11 @@ export {
   GetAccessResponse,
   AccessPrincipal,
   AccessRule,
+  BatchCall,
+  BatchCallState,
+  BatchCallResult,
+  RunToolsRequest,
+  RunToolsResponse,
 } from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,

@@ -9,6 +9,7 @@ import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, conn
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
+import { runBatch } from './batch-run';
 import type { Dispatcher } from './dispatcher';
 
 export interface GrpcServerOptions {
@@ -83,6 +84,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
       auth,
     ),
     getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call), auth),
+    // Each call of a batch goes through dispatcher.runTool: admitted, checked and recorded one by one.
+    runTools: unary('toolhub.v1.ToolHub/RunTools', (req, call) => runBatch(dispatcher, req as never, call, dispatcher.options.maxConcurrentPerCaller), auth),
     // Operators and admins only: it names every principal and rule (never a secret).
     getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
   });

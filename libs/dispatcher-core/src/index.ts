@@ -5,6 +5,8 @@
 export { type ArgumentsValidator, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
 export { CatalogService, type CatalogDeps } from './catalog';
 export { RunPipeline, type RunPipelineDeps } from './run-pipeline';
+export { type BatchPlan, type BatchReference, MAX_BATCH_CALLS, planBatch, type PlannedCall } from './batch-plan';
+export { type BatchTarget, DEFAULT_BATCH_PARALLEL, MAX_BATCH_PARALLEL, runBatch } from './batch-run';
 export { type CatalogVisibility, OPEN_VISIBILITY } from './visibility';
 export { CallEventPublisher, type CallEventsOptions } from './call-events';
 export { MetadataCache } from './metadata-cache';

@@ -92,6 +92,25 @@ describe('a provider hidden by grants', () => {
     expect(hiddenRun.details).not.toMatch(/the secret/);
   });
 
+  it('refuses a RunTools batch naming it before any call runs, like a batch naming a missing provider', async () => {
+    const batch = (provider: string) => ({
+      calls: [
+        { id: 'visible', provider: 'local', name: 'echo_text', arguments: { text: 'hi' }, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', after: [] },
+        { id: 'secret', provider, name: 'read_secret', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', after: [] },
+      ],
+    });
+    const hidden = await failure(client.runTools(batch('vault'), { metadata: agent }));
+    const missing = await failure(client.runTools(batch('nope'), { metadata: agent }));
+    expect(hidden.code).toBe(status.INVALID_ARGUMENT);
+    expect(hidden.info!.violations.map((v) => v.field)).toEqual(['/calls/1']);
+    expect(hidden.details).toContain('before any call ran');
+    expect(shape(hidden, 'vault')).toEqual(shape(missing, 'nope'));
+    expect(JSON.stringify([hidden.details, hidden.info])).not.toMatch(/the secret|store/);
+    // The operator may see both, so the same batch runs for it.
+    const ran = await client.runTools(batch('vault'), { metadata: ops });
+    expect(ran.results.map((r) => r.result?.content[0]?.text)).toEqual(['hi', 'the secret']);
+  });
+
   it('still names every provider to a caller that sees them all', async () => {
     const missing = await failure(client.listTools({ provider: 'nope' }, { metadata: ops }));
     expect(missing.details).toContain('Known providers: local, vault.');

@@ -5,6 +5,7 @@
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import {
+  BatchCallState,
   ErrorCode,
   ErrorInfo,
   GetToolInfoRequest,
@@ -13,6 +14,8 @@ import {
   RunStatus,
   RunToolRequest,
   RunToolResponse,
+  RunToolsRequest,
+  RunToolsResponse,
   SearchToolsRequest,
   ToolHubService,
 } from '@toolhub/contracts';
@@ -73,6 +76,15 @@ class Gen {
 
 export const encodeRun = (req: Partial<RunToolRequest>): Buffer =>
   Buffer.from(RunToolRequest.encode({ provider: 'local', name: 'math_calculate', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '', ...req }).finish());
+const encodeBatch = (calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>): Buffer =>
+  Buffer.from(
+    RunToolsRequest.encode({
+      calls: calls.map((c) => ({ provider: 'local', timeoutMs: 0, idempotencyKey: '', expectedVersion: '', after: [], ...c })),
+      maxParallel: 0,
+      caller: 'fuzz',
+      searchId: '',
+    }).finish(),
+  );
 const encodeInfo = (provider: string, name: string): Buffer => Buffer.from(GetToolInfoRequest.encode({ provider, name }).finish());
 const encodeList = (provider: string, path: string, recursive = false): Buffer => Buffer.from(ListToolsRequest.encode({ provider, path, recursive, pageSize: 0, pageToken: '' }).finish());
 
@@ -132,7 +144,7 @@ function unknownFields(g: Gen): Buffer {
 
 /** A request the dispatcher must serve. */
 function validRequest(g: Gen): { method: Method; bytes: Buffer } {
-  switch (g.int(0, 5)) {
+  switch (g.int(0, 6)) {
     case 0:
       return { method: 'runTool', bytes: encodeRun({ arguments: { expression: `${g.int(1, 999)} * ${g.int(1, 999)}` } }) };
     case 1:
@@ -143,6 +155,9 @@ function validRequest(g: Gen): { method: Method; bytes: Buffer } {
       return { method: 'listTools', bytes: encodeList(g.pick(['', 'local']), '', g.r() < 0.5) };
     case 4:
       return { method: 'listProviders', bytes: Buffer.alloc(0) };
+    case 6:
+      // A two-level batch: text_stats counts the text of math_calculate's answer.
+      return { method: 'runTools', bytes: encodeBatch([{ id: 'sum', name: 'math_calculate', arguments: { expression: `${g.int(1, 999)} + 1` } }, { id: 'stats', name: 'text_stats', arguments: { text: { $ref: '#/calls/sum/text' } } }]) };
     default:
       return { method: 'runTool', bytes: encodeRun({ name: 'text_stats', arguments: { text: g.ascii(g.int(1, 200), 'abc \n.') } }) };
   }
@@ -171,6 +186,11 @@ function decodesToValid(method: Method, bytes: Buffer): { decodes: boolean; vali
     case 'getToolInfo':
     case 'runTool':
       return { decodes: true, valid: d.provider === 'local' && TOOLS.includes(d.name ?? '') };
+    case 'runTools': {
+      // A batch whose calls all name real tools may be accepted (each call's own failure is in its result).
+      const calls = (decoded as RunToolsRequest).calls;
+      return { decodes: true, valid: calls.length > 0 && calls.every((c) => c.provider === 'local' && TOOLS.includes(c.name)) };
+    }
     default:
       // SearchTools / GetPreloadSet need the registry, which is not running: always an error.
       return { decodes: true, valid: false };
@@ -462,6 +482,11 @@ export function judge(c: Case, reply: Reply): Verdict {
       const res = RunToolResponse.decode(body!);
       if (res.status === RunStatus.RUN_STATUS_TOOL_ERROR && !res.error?.message) return { problem: 'tool error without a message' };
       if (res.status === RunStatus.RUN_STATUS_UNSPECIFIED) return { problem: 'run without a status' };
+    } else if (c.method === 'runTools') {
+      const res = RunToolsResponse.decode(body!);
+      if (res.results.some((r) => r.state === BatchCallState.BATCH_CALL_STATE_UNSPECIFIED)) return { problem: 'batch call without a state' };
+      const notOk = res.results.find((r) => r.state !== BatchCallState.BATCH_CALL_STATE_OK);
+      if (c.mustSucceed && notOk) return { problem: `batch call ${notOk.id} did not succeed: ${notOk.error?.message ?? ''}` };
     } else if (c.method) ToolHubService[c.method].responseDeserialize(body!);
     return {};
   }

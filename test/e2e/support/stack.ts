@@ -95,7 +95,8 @@ export async function startRegistry(nats: string, mongo: string, label: string, 
   };
 }
 
-async function deleteConsumer(natsUrl: string, durable: string): Promise<void> {
+/** Deletes a durable consumer of the events stream (best effort). */
+export async function deleteConsumer(natsUrl: string, durable: string): Promise<void> {
   // The shared test NATS requires credentials (scripts/services.sh): NATS_USER/NATS_PASSWORD as the apps read them.
   const creds = natsCredentialsFromEnv();
   const nc = await connect({ servers: natsUrl, ...(creds ? { authenticator: natsAuthenticator(creds) } : {}) });

@@ -17,7 +17,8 @@ export interface RunOptions {
   idempotencyKey?: string;
 }
 
-function blockText(b: ContentBlock): string {
+/** A content block as text for people (binary content summarised). */
+export function blockText(b: ContentBlock): string {
   if (b.text !== undefined) return b.text;
   if (b.json !== undefined) return jsonDocument(b.json).trimEnd();
   if (b.image) return `[image ${b.image.mimeType}, ${b.image.data.length} bytes; --json has the data]`;
@@ -29,7 +30,8 @@ function blockText(b: ContentBlock): string {
   return '';
 }
 
-function toolErrorJson(e: ErrorInfo | undefined): unknown {
+/** A tool error for `--json`, its code by name. */
+export function toolErrorJson(e: ErrorInfo | undefined): unknown {
   if (!e) return undefined;
   return { ...e, code: e.code === ErrorCode.ERROR_CODE_UNSPECIFIED ? 'failed' : errorCodeFromProto(e.code) };
 }

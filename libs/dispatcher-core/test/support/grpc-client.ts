@@ -11,6 +11,8 @@ import {
   type ListToolsResponse,
   type RunToolRequest,
   type RunToolResponse,
+  type RunToolsRequest,
+  type RunToolsResponse,
   type SearchToolsRequest,
   type SearchToolsResponse,
   ToolHubClient,
@@ -30,6 +32,7 @@ export interface TestClient {
   listProviders: Unary<Record<string, never>, ListProvidersResponse>;
   searchTools: Unary<Partial<SearchToolsRequest>, SearchToolsResponse>;
   getAccess: Unary<Record<string, never>, GetAccessResponse>;
+  runTools: Unary<Partial<RunToolsRequest>, RunToolsResponse>;
   close(): void;
 }
 
@@ -57,6 +60,7 @@ export function connectClient(address: string): TestClient {
     listProviders: wrap<Record<string, never>, ListProvidersResponse>('listProviders', {}),
     searchTools: wrap<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0, mode: 0, explain: false }),
     getAccess: wrap<Record<string, never>, GetAccessResponse>('getAccess', {}),
+    runTools: wrap<RunToolsRequest, RunToolsResponse>('runTools', { calls: [], maxParallel: 0, caller: '', searchId: '' }),
     close: () => raw.close(),
   };
 }
