@@ -40,6 +40,8 @@ export type ReplicaStoppingListener = (provider: string, instanceId: string) => 
 
 export class ProviderDirectory {
   private readonly replicas = new Map<string, Map<string, Replica>>();
+  /** Providers of which a refused replica was ever heard ({@link route} looks no further for the others). */
+  private readonly refusedSeen = new Set<string>();
   /** Round-robin position per provider for {@link route}. */
   private readonly turns = new Map<string, number>();
   private readonly goneListeners: ReplicaGoneListener[] = [];
@@ -124,7 +126,11 @@ export class ProviderDirectory {
     if (!health.healthy && health.detail === 'stopping') {
       if (byInstance.delete(health.instanceId)) for (const l of this.stoppingListeners) l(health.provider, health.instanceId);
       if (byInstance.size === 0) this.lostAt.set(health.provider, now);
-    } else byInstance.set(health.instanceId, { health, lastSeen: now, contract: checkContractCompatibility(health.contractVersion) });
+    } else {
+      const contract = checkContractCompatibility(health.contractVersion);
+      if (!contract.compatible) this.refusedSeen.add(health.provider);
+      byInstance.set(health.instanceId, { health, lastSeen: now, contract });
+    }
   }
 
   /**
@@ -143,6 +149,8 @@ export class ProviderDirectory {
    * accepted (the queue group picks), or none is alive or accepted (the call is refused before).
    */
   route(provider: string, now = Date.now()): string | undefined {
+    // Every call asks: the common case (no refused replica ever heard) costs one Set lookup.
+    if (!this.refusedSeen.has(provider)) return undefined;
     const live = [...(this.replicas.get(provider)?.values() ?? [])].filter((r) => now - r.lastSeen <= this.ttlMs);
     if (!live.some((r) => !r.contract.compatible)) return undefined;
     const accepted = live.filter((r) => r.contract.compatible);
