@@ -190,14 +190,19 @@ describe('Redis killed mid-run, as separate processes', () => {
       await check.quit();
     }
 
+    // One line per state change: down and available alternate, starting with down and ending with
+    // available. Their number depends on how often the cache flapped, which a loaded machine decides;
+    // so does when the last "available" line is out (a late flap after the restart is followed by one):
+    // the log is read once it ends in that line (flake-check caught it read one flap early).
+    const transitionsOf = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => (l.includes('redis cache down') ? 'down' : l.includes('redis cache available') ? 'up' : undefined))
+        .filter((t) => t !== undefined);
+    await waitFor(() => transitionsOf(dispatcher!.output()).at(-1) === 'up', { timeoutMs: 30_000, intervalMs: 100, message: 'the dispatcher to log the cache available again' }).catch(() => undefined);
     const output = dispatcher!.output();
     const downLines = output.split('\n').filter((l) => l.includes('redis cache down'));
-    // One line per state change: down and available alternate, starting with down and ending with
-    // available. Their number depends on how often the cache flapped, which a loaded machine decides.
-    const transitions = output
-      .split('\n')
-      .map((l) => (l.includes('redis cache down') ? 'down' : l.includes('redis cache available') ? 'up' : undefined))
-      .filter((t) => t !== undefined);
+    const transitions = transitionsOf(output);
     const alternates = transitions.every((t, i) => t === (i % 2 === 0 ? 'down' : 'up'));
     process.stdout.write(`redis-down report: ${JSON.stringify({ calls: done, perPhase, evictions, failures: failures.length, downLogLines: downLines.length, keysAfter: keys.length, ...details })}\n`);
 
