@@ -3,7 +3,7 @@
  * (GetAccess), and searching as another principal sees the catalog (SearchTools `view_as`), so an
  * operator can check a grant before an agent trips over it. Never a key, a hash or a signing key.
  */
-import { type Authenticator, type Grants, hasRole, isRole, type Principal } from '@toolhub/auth';
+import { type Authenticator, DEFAULT_GRANTS, type Grants, hasRole, isRole, type Principal } from '@toolhub/auth';
 import { closestMatches, type GetAccessResponse, ToolHubError } from '@toolhub/contracts';
 import { type CallContext, principalOf } from '@toolhub/grpc-edge';
 
@@ -11,7 +11,7 @@ import { type CallContext, principalOf } from '@toolhub/grpc-edge';
 export function describeAccess(authenticator: Authenticator | undefined, grants: Grants | undefined): GetAccessResponse {
   const who = authenticator?.describe();
   const rules = grants?.rules();
-  const config = rules?.config ?? { roles: { agent: { allow: ['*'] }, operator: { allow: ['*'] }, admin: { allow: ['*'] } } };
+  const config = rules?.config ?? DEFAULT_GRANTS;
   return {
     localMode: who?.localMode ?? true,
     methods: who?.methods ?? [],

@@ -6,7 +6,7 @@
  * token budget, least recently used released first). Flat view: the meta-tools and every tool the
  * principal may see, named `provider__name`.
  */
-import { isMetaToolName, LoadedTools, type McpTool, normalizeInputSchema, outputSchemaOf, renderTools, ToolCallExecutor } from '@toolhub/agent-kit';
+import { exposedToolFromInfo, isMetaToolName, LoadedTools, type McpTool, renderTools, ToolCallExecutor } from '@toolhub/agent-kit';
 import type { Principal } from '@toolhub/auth';
 import { GetPreloadSetRequest, MAX_PAGE_SIZE, parseToolId, type PreloadTool, RunStatus, type ToolInfo, toolId } from '@toolhub/contracts';
 
@@ -128,10 +128,7 @@ export class DoorSession {
     await Promise.all(Array.from({ length: Math.min(16, refs.length) }, worker));
     const order = new Map(refs.map((r, i) => [toolId(r.provider, r.name), i]));
     infos.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-    const exposed = infos.map((info) => {
-      const outputSchema = outputSchemaOf(info);
-      return { name: loaded.names.register(info.provider, info.name), description: info.description, inputSchema: normalizeInputSchema(info.inputSchema), ...(outputSchema ? { outputSchema } : {}) };
-    });
+    const exposed = infos.map((info) => exposedToolFromInfo(info, loaded.names));
     const tools = renderTools([...loaded.prefix.filter((t) => isMetaToolName(t.name)), ...exposed], 'mcp').tools;
     this.flat = { tools, at: Date.now() };
     return tools;
