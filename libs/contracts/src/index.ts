@@ -251,3 +251,4 @@ export {
 export { installJsonWire, toJsonText } from './json-wire';
 export { summarize } from './summary';
 export { causeChain, findCause } from './cause';
+export type { RunProgress } from './progress';

@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import { type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role } from '@toolhub/auth';
-import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, ToolHubError, withoutStackTrace } from '@toolhub/contracts';
+import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
 import { abortReason } from './call-aborts';
@@ -50,6 +50,12 @@ export interface CallContext {
    * and these are the caller's own trace headers, unchanged; absent when the caller sent none.
    */
   traceHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Called with each progress update of the call's tool, when the door can pass progress on
+   * (MCP `progressToken`, a streaming RPC, an async run). Absent when nobody listens: adapters are
+   * then not asked for progress at all.
+   */
+  onProgress?: (update: RunProgress) => void;
 }
 
 /** The principal of a call: the authenticated one, or the local principal for in-process calls. */
