@@ -5,7 +5,7 @@
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, shedBeforeGrpc, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
@@ -49,6 +49,7 @@ export interface RunningGrpcServer {
 }
 
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
+const RUN_TOOL_PATH = `/${SERVICE_NAME}/RunTool`;
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -98,6 +99,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   addReflection(server, index);
 
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
+  // The same refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything.
+  shedBeforeGrpc(server, (path) => (path === RUN_TOOL_PATH ? dispatcher.admission.refuseEarly() : undefined));
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
   // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a

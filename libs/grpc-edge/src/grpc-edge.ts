@@ -114,6 +114,12 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
   return guarded as S;
 }
 
+/** The status message of a ToolHub error: its message, with its suggestions when it does not name them. */
+export function statusDetails(e: ToolHubError): string {
+  if (e.suggestions.length && !e.message.includes(e.suggestions[0]!)) return `${e.message} Suggestions: ${e.suggestions.join(', ')}.`;
+  return e.message;
+}
+
 /**
  * The gRPC status error for any failure, with the ErrorInfo trailer. Bounded (see boundedError):
  * errors may quote a huge request, and oversized trailers would cost the caller its connection.
@@ -122,8 +128,7 @@ export function toGrpcError(err: unknown): ServerErrorResponse {
   const e = boundedError(err);
   const metadata = new Metadata();
   metadata.set(GRPC_ERROR_TRAILER, Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()));
-  let details = e.message;
-  if (e.suggestions.length && !details.includes(e.suggestions[0]!)) details += ` Suggestions: ${e.suggestions.join(', ')}.`;
+  const details = statusDetails(e);
   // grpc-js reads code, details and metadata; the stack of this carrier would never be seen.
   return withoutStackTrace(() => Object.assign(new Error(details), { code: e.grpcStatus, details, metadata }));
 }

@@ -6,3 +6,4 @@ export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
 export { assertSafeBind, bindServer, closeServer, isLoopbackHost, serverCredentials, type ServerTlsOptions } from './serve';
 export { ApiHealth, connectionAgeOptions, grpcServerConfigFields } from './lifecycle';
+export { shedBeforeGrpc, type StreamRefusal } from './stream-shed';

@@ -1,0 +1,65 @@
+/**
+ * Load shedding below grpc-js: a call refused under overload is answered on the raw HTTP/2 stream
+ * with a trailers-only gRPC response, before grpc-js builds its call objects, parses metadata or
+ * reads the request. Under a burst most calls end here, so what a refusal costs is what the
+ * admitted calls lose; through grpc-js (decoder-level refusal) it was ~180 µs of CPU each.
+ *
+ * grpc-js offers no hook before its stream handler, so this wraps the `stream` listeners it put on
+ * its HTTP/2 servers (a private field, checked: when a grpc-js upgrade changes it, nothing is
+ * installed and the decoder-level refusal still applies; a test pins it).
+ */
+import type { Server } from '@grpc/grpc-js';
+import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER } from '@toolhub/contracts';
+import { statusDetails } from './grpc-edge';
+import { constants, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+
+/** Decides, from the request path alone, whether a call is refused now; undefined lets it through. */
+export type StreamRefusal = (path: string) => Error | undefined;
+
+type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+
+/**
+ * Puts `refuse` in front of grpc-js's stream handler on every HTTP/2 server `server` is bound to
+ * (call after binding). Returns how many servers it was installed on: 0 means grpc-js's internals
+ * were not as expected and calls are refused later, by the request decoder.
+ */
+export function shedBeforeGrpc(server: Server, refuse: StreamRefusal): number {
+  const http2Servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(http2Servers instanceof Map)) return 0;
+  let installed = 0;
+  for (const h2 of http2Servers.keys() as Iterable<Http2Server>) {
+    if (typeof h2?.listeners !== 'function') continue;
+    const inner = h2.listeners('stream') as StreamListener[];
+    if (inner.length === 0) continue;
+    h2.removeAllListeners('stream');
+    h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+      const path = headers[':path'];
+      const refused = typeof path === 'string' ? refuse(path) : undefined;
+      if (refused) return answerRefused(stream, refused);
+      for (const listener of inner) listener.call(h2, stream, headers, flags, rawHeaders);
+    });
+    installed++;
+  }
+  return installed;
+}
+
+/**
+ * A trailers-only response carrying the same status, message and ToolHub error trailer the
+ * grpc-js path gives (see toGrpcError), then RST_STREAM(NO_ERROR): the request body is not needed.
+ */
+function answerRefused(stream: ServerHttp2Stream, err: Error): void {
+  const e = boundedError(err);
+  stream.on('error', () => undefined); // the client may already be gone; nothing to do about it
+  if (stream.destroyed || stream.closed) return;
+  stream.respond(
+    {
+      [constants.HTTP2_HEADER_STATUS]: 200,
+      [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+      'grpc-status': String(e.grpcStatus),
+      'grpc-message': encodeURI(statusDetails(e)),
+      [GRPC_ERROR_TRAILER]: Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()).toString('base64'),
+    },
+    { endStream: true, waitForTrailers: false },
+  );
+  stream.close(constants.NGHTTP2_NO_ERROR);
+}
