@@ -3,9 +3,8 @@
  * any MCP message is read — Origin (DNS rebinding), credentials (the MCP authorization spec:
  * protected-resource metadata, 401 + WWW-Authenticate), body size, one JSON object per POST —
  * then sessions (`Mcp-Session-Id`, capped, idle ones closed) or stateless answers, served by the
- * official SDK's transport and server.
+ * official SDK's server over a Node-native Streamable HTTP transport (node-transport.ts).
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
 import { type PreloadTool, ToolHubError, toToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { DoorBackend } from './backend';
 import { createSessionServer } from './mcp-server';
+import { NodeStreamableHttpTransport } from './node-transport';
 import { type McpDoorOptions, type ResolvedMcpDoorOptions, withMcpDefaults } from './options';
 import { DoorSession, fetchPreloadSet } from './session';
 
@@ -41,7 +41,7 @@ export interface McpDoorDeps {
 
 interface LiveSession {
   session: DoorSession;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHttpTransport;
   close(): Promise<void>;
 }
 
@@ -319,7 +319,7 @@ export class McpDoor {
   private async stateless(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown, method: string): Promise<void> {
     const session = this.newSession(principal);
     const server = this.serverFor(session, false);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.options.jsonResponse });
+    const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.options.jsonResponse });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -357,7 +357,7 @@ export class McpDoor {
     const session = this.newSession(principal);
     const server = this.serverFor(session, true);
     let id: string | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHttpTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: this.options.jsonResponse,
       onsessioninitialized: (sid) => {
