@@ -34,12 +34,13 @@ interface PostStream {
   res: ServerResponse;
   ids: RequestId[];
   responses: Map<RequestId, JSONRPCMessage>;
-  sse: boolean;
-  /** Something was written to the SSE stream (its headers went with it). */
-  written: boolean;
+  /**
+   * `json`: one JSON body once every answer is ready (enableJsonResponse). `sse`: an SSE stream.
+   * `pending`: not decided yet — the answer goes as JSON if it is the first thing the POST's
+   * requests produce, as an SSE stream if a notification (progress, list_changed) comes first.
+   */
+  mode: 'json' | 'sse' | 'pending';
 }
-
-const HEADERS_FLUSH_MS = 20;
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
@@ -144,18 +145,12 @@ export class NodeStreamableHttpTransport implements Transport {
       res.writeHead(202, this.sessionHeader()).end();
       return;
     }
-    const stream: PostStream = { res, ids, responses: new Map(), sse: !this.options.enableJsonResponse, written: false };
+    const stream: PostStream = { res, ids, responses: new Map(), mode: this.options.enableJsonResponse ? 'json' : 'pending' };
     for (const id of ids) this.byRequest.set(id, stream);
     // A client gone before its answers: nothing more is written there; the requests still finish.
     res.on('close', () => {
       for (const id of ids) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
     });
-    if (stream.sse) {
-      res.writeHead(200, { ...SSE_HEADERS, ...this.sessionHeader() });
-      // The headers leave with the first event (one write for a quick call); a slow call's client
-      // gets them within 20 ms, so it knows the request was taken.
-      setTimeout(() => stream.written || res.writableEnded || res.flushHeaders(), HEADERS_FLUSH_MS).unref();
-    }
     for (const m of messages) this.onmessage?.(m, extra);
   }
 
@@ -194,28 +189,35 @@ export class NodeStreamableHttpTransport implements Transport {
       return;
     }
     if (!isResponse) {
-      if (stream.sse && !stream.res.writableEnded) {
-        stream.written = true;
-        stream.res.write(sseEvent(message));
-      }
+      if (stream.mode === 'json' || stream.res.writableEnded) return;
+      this.openSse(stream).write(sseEvent(message));
       return;
     }
     stream.responses.set(requestId, message);
     const last = stream.responses.size === stream.ids.length;
     if (last) for (const id of stream.ids) this.byRequest.delete(id);
-    if (stream.sse) {
-      if (stream.res.writableEnded) return;
-      stream.written = true;
+    if (stream.res.writableEnded || stream.res.destroyed) return;
+    if (stream.mode === 'sse' || (stream.mode === 'pending' && !last)) {
       // The last answer ends the stream in the same write.
-      if (last) stream.res.end(sseEvent(message));
-      else stream.res.write(sseEvent(message));
+      if (last) this.openSse(stream).end(sseEvent(message));
+      else this.openSse(stream).write(sseEvent(message));
       return;
     }
-    if (!last || stream.res.writableEnded || stream.res.destroyed) return;
+    if (!last) return;
+    // Nothing came before the answers: one JSON body, which clients read for less than a stream.
     const answers = stream.ids.map((id) => stream.responses.get(id));
     const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     stream.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.sessionHeader() });
     stream.res.end(body);
+  }
+
+  /** The POST's answer as an SSE stream, its headers written the first time. */
+  private openSse(stream: PostStream): ServerResponse {
+    if (stream.mode !== 'sse') {
+      stream.mode = 'sse';
+      stream.res.writeHead(200, { ...SSE_HEADERS, ...this.sessionHeader() });
+    }
+    return stream.res;
   }
 
   async close(): Promise<void> {

@@ -64,3 +64,40 @@ describe('NodeStreamableHttpTransport (JSON answers, sessions)', () => {
     await client.close();
   });
 });
+
+describe('NodeStreamableHttpTransport (default: JSON unless a notification comes first)', () => {
+  let stack: DoorStack;
+
+  beforeAll(async () => {
+    stack = await startDoorStack();
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('answers a plain call as JSON and a call that sends list_changed first as an SSE stream, the notification before the result', async () => {
+    const client = new Client({ name: 'transport-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(stack.door.address), { requestInit: { headers: auth } });
+    await client.connect(transport);
+    const post = (id: number, method: string, params?: object) =>
+      fetch(stack.door.address, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+    await waitFor(async () => JSON.stringify(await (await post(1, 'tools/call', { name: 'tool_search', arguments: { queries: ['echo text'] } })).text()).includes('local:echo_text'));
+    const plain = await post(2, 'tools/list');
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    expect(((await plain.json()) as { id: number }).id).toBe(2);
+
+    const loading = await post(3, 'tools/call', { name: 'tool_info', arguments: { name: 'local:echo_text' } });
+    expect(loading.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await loading.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { method?: string; id?: number });
+    expect(events.map((e) => e.method ?? `result ${e.id}`)).toEqual(['notifications/tools/list_changed', 'result 3']);
+    await client.close();
+  });
+});
