@@ -4,6 +4,7 @@
  */
 import type { Category, ContentBlock, ToolInfo, ToolSummary } from '@toolhub/contracts';
 
+import type { ProgressUpdate } from './progress-reporter';
 import type { Redactor } from './redaction';
 import type { QuarantineEntry } from './quarantine';
 
@@ -20,6 +21,16 @@ export interface RunContext {
   readonly caller: string;
   /** Set when the caller made the call retry-safe. */
   readonly idempotencyKey: string;
+  /**
+   * Reports how far the run is (`{progress, total, message}`). serveAdapter always sets it, and
+   * sends updates to the dispatcher only when the caller listens (an MCP client's progressToken,
+   * RunToolStream); otherwise it costs nothing. Coalesced to about ten messages a second, the
+   * latest always delivered. Optional so a RunContext built by hand (tests) needs none: call it as
+   * `ctx.progress?.(…)`.
+   */
+  readonly progress?: (update: ProgressUpdate) => void;
+  /** Reports a log line of the run, delivered like {@link progress} (lines accumulate, newest kept). */
+  readonly log?: (line: string) => void;
 }
 
 /** What a tool returns. `isError` means the tool ran and reports failure (shown to the LLM). */
