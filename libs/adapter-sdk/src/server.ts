@@ -439,14 +439,10 @@ class AdapterServer implements AdapterService {
     if (callRef) this.byCallRef.set(callRef, controller);
     let timer: NodeJS.Timeout | undefined;
     const reporter = this.progressReporter(msg.headers[HEADER_PROGRESS_SUBJECT]);
-    const ctx: RunContext = {
-      signal: controller.signal,
-      deadline,
-      caller: req.caller,
-      idempotencyKey: req.idempotencyKey,
-      progress: reporter ? (update) => reporter.progress(update) : noop,
-      log: reporter ? (line) => reporter.log(line) : noop,
-    };
+    const base: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
+    const ctx: RunContext = reporter
+      ? { ...base, progress: (update) => reporter.progress(update), log: (line) => reporter.log(line) }
+      : base;
     try {
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -488,8 +484,6 @@ class AdapterServer implements AdapterService {
     }
   }
 }
-
-function noop(): void {}
 
 function decode<T>(decoder: { decode(b: Uint8Array): T }, data: Uint8Array, what: string): T {
   try {

@@ -22,14 +22,13 @@ export interface RunContext {
   /** Set when the caller made the call retry-safe. */
   readonly idempotencyKey: string;
   /**
-   * Reports how far the run is (`{progress, total, message}`). serveAdapter always sets it, and
-   * sends updates to the dispatcher only when the caller listens (an MCP client's progressToken,
-   * RunToolStream); otherwise it costs nothing. Coalesced to about ten messages a second, the
-   * latest always delivered. Optional so a RunContext built by hand (tests) needs none: call it as
-   * `ctx.progress?.(…)`.
+   * Reports how far the run is (`{progress, total, message}`). Set by serveAdapter only when the
+   * caller listens (an MCP client's progressToken, RunToolStream), so call it as
+   * `ctx.progress?.(…)`; an adapter wrapping another protocol asks its upstream for progress only
+   * when it is set. Coalesced to about ten messages a second per call, the latest always delivered.
    */
   readonly progress?: (update: ProgressUpdate) => void;
-  /** Reports a log line of the run, delivered like {@link progress} (lines accumulate, newest kept). */
+  /** Reports a log line of the run; set, coalesced and delivered like {@link progress} (lines accumulate, newest kept). */
   readonly log?: (line: string) => void;
 }
 
