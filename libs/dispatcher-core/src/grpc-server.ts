@@ -5,11 +5,12 @@
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, serverStream, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
 import { runBatch } from './batch-run';
+import { runToolStream } from './run-tool-stream';
 import type { Dispatcher } from './dispatcher';
 
 export interface GrpcServerOptions {
@@ -67,7 +68,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   });
   // Under a burst past the admission limits, RunTool is refused before it is decoded or
   // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
-  const refuseEarly = (method: string) => (method === 'runTool' ? dispatcher.admission.refuseEarly() : undefined);
+  const refuseEarly = (method: string) => (method === 'runTool' || method === 'runToolStream' ? dispatcher.admission.refuseEarly() : undefined);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
@@ -86,6 +87,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call), auth),
     // Each call of a batch goes through dispatcher.runTool: admitted, checked and recorded one by one.
     runTools: unary('toolhub.v1.ToolHub/RunTools', (req, call) => runBatch(dispatcher, req as never, call, dispatcher.options.maxConcurrentPerCaller), auth),
+    // RunTool plus the tool's progress, streamed before the result (see run-tool-stream.ts).
+    runToolStream: serverStream('toolhub.v1.ToolHub/RunToolStream', (req, call, send) => runToolStream(dispatcher, req as never, call, send), auth),
     // Operators and admins only: it names every principal and rule (never a secret).
     getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
   });

@@ -3,9 +3,20 @@
  * until the call ends, and stops listening on every way a call ends; a call without a listener
  * asks the adapter for nothing and subscribes to nothing.
  */
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
 import type { Bus, Headers } from '@toolhub/bus';
-import { HEADER_PROGRESS_SUBJECT, type RunProgress, RunStatus, type RunToolRequest, ToolHubError } from '@toolhub/contracts';
+import {
+  ErrorInfo,
+  GRPC_ERROR_TRAILER,
+  HEADER_PROGRESS_SUBJECT,
+  type RunProgress,
+  RunStatus,
+  type RunToolRequest,
+  type RunToolStreamRequest,
+  type RunToolStreamResponse,
+  ToolHubError,
+} from '@toolhub/contracts';
 import type { CallContext } from '@toolhub/grpc-edge';
 import { waitFor } from '@toolhub/test-harness';
 
@@ -155,5 +166,48 @@ describe('progress through the run pipeline', () => {
       throw new Error('listener bug');
     }));
     expect(res.content).toEqual([{ text: 'counted' }]);
+  });
+});
+
+describe('RunToolStream over gRPC', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startLocalStack(tools, { warmCoreTools: false });
+  });
+  afterAll(() => stack.close());
+
+  /** Every message of one RunToolStream call, and how it ended. */
+  const stream = (req: Partial<RunToolStreamRequest>) =>
+    new Promise<{ events: RunToolStreamResponse[]; error?: ServiceError & { info?: ErrorInfo } }>((resolve) => {
+      const events: RunToolStreamResponse[] = [];
+      const call = stack.client.raw.runToolStream(req as RunToolStreamRequest, new Metadata(), { deadline: new Date(Date.now() + 15_000) });
+      call.on('data', (e: RunToolStreamResponse) => events.push(e));
+      call.on('error', (error: ServiceError & { info?: ErrorInfo }) => {
+        const bin = error.metadata?.get(GRPC_ERROR_TRAILER)[0];
+        if (bin instanceof Buffer) error.info = ErrorInfo.decode(bin);
+        resolve({ events, error });
+      });
+      call.on('end', () => resolve({ events }));
+    });
+
+  it('streams the tool’s progress updates, then the result, then ends OK', async () => {
+    const { events, error } = await stream({ run: request('count_up') });
+    expect(error).toBeUndefined();
+    expect(events.slice(0, -1).map((e) => e.progress?.progress)).toEqual([1, 2, 3, undefined]);
+    expect(events[0]!.progress).toEqual({ progress: 1, total: 3, message: 'step 1', log: '' });
+    expect(events.at(-2)!.progress?.log).toBe('finished');
+    expect(events.at(-1)!.result?.content).toEqual([{ text: 'counted' }]);
+    expect(events.at(-1)!.result?.status).toBe(RunStatus.RUN_STATUS_OK);
+    expect(stack.running.dispatcher.progressListeners).toBe(0);
+  });
+
+  it('ends with RunTool’s status and error trailer when the call fails (unknown tool), and asks for `run` when it is missing', async () => {
+    const missing = await stream({ run: request('no_such_tool') });
+    expect(missing.error?.code).toBe(status.NOT_FOUND);
+    expect(missing.error?.info?.message).toMatch(/no_such_tool/);
+    const empty = await stream({});
+    expect(empty.error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(empty.error?.info?.violations.map((v) => v.field)).toEqual(['run']);
+    expect(stack.running.dispatcher.progressListeners).toBe(0);
   });
 });
