@@ -5,8 +5,8 @@
  * adapter's SDK-built fixture server, whose tool set can change on demand (list_changed). Driven
  * through the dispatcher's gRPC API as an agent would.
  */
-import { status } from '@grpc/grpc-js';
-import { RunStatus } from '@toolhub/contracts';
+import { Metadata, status } from '@grpc/grpc-js';
+import { RunStatus, type RunToolStreamResponse } from '@toolhub/contracts';
 import { freePort, mongoUrl, type NatsServerHandle, scratchDir, spawnProcess, type SpawnedProcess, startNatsServer, waitFor } from '@toolhub/test-harness';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -156,6 +156,28 @@ describe('agent → dispatcher → NATS → adapter-mcp → real MCP servers, as
 
     const args = await run('fx_describe_args', { user_name: 'ada', filter_options: { max_results: 5 } });
     expect(args.structured).toEqual({ userName: 'ada', filterOptions: { maxResults: 5 } });
+  });
+
+  it('passes an upstream server’s notifications/progress (Streamable HTTP) to a RunToolStream caller, then the result', async () => {
+    runs.set('web_trigger_long_running_operation', (runs.get('web_trigger_long_running_operation') ?? 0) + 1);
+    const events = await new Promise<RunToolStreamResponse[]>((resolve, reject) => {
+      const got: RunToolStreamResponse[] = [];
+      const run = { provider: 'mcp', name: 'web_trigger_long_running_operation', arguments: { duration: 0.6, steps: 3 }, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: 'e2e-mcp', searchId: '' };
+      const call = agent.raw.runToolStream({ run }, new Metadata(), { deadline: new Date(Date.now() + 30_000) });
+      call.on('data', (e: RunToolStreamResponse) => got.push(e));
+      call.on('error', reject);
+      call.on('end', () => resolve(got));
+    });
+    const updates = events.filter((e) => e.progress).map((e) => e.progress!);
+    const result = events.at(-1)!.result!;
+    expect(textOf(result)).toMatch(/Long running operation completed/);
+    // Steps 200 ms apart each become an update; on a loaded machine two may arrive together and be
+    // coalesced (newest wins), so: increasing, ending at 3 of 3, before the result.
+    const values = updates.map((u) => u.progress);
+    expect(values.at(-1)).toBe(3);
+    expect(updates.at(-1)!.total).toBe(3);
+    expect([...values].sort((a, b) => a! - b!)).toEqual(values);
+    expect(new Set(values).size).toBe(values.length);
   });
 
   it("reports a tool that returns isError as RUN_STATUS_TOOL_ERROR with the server's message", async () => {

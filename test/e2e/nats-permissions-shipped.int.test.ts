@@ -247,6 +247,7 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
 
     it('an adapter user cannot serve another provider', () => refused('adapter_local', (b) => b.serve(adapterSubject('cloud', 'run'), () => ({ data: new Uint8Array(), headers: {} }))));
     it('an adapter user cannot read the dispatcher’s replies', () => refused('adapter_mcp', (b) => b.subscribe('_INBOX_dispatcher.>', () => undefined)));
+    it('an adapter user cannot report progress into another provider’s calls', () => refused('adapter_mcp', (b) => b.publish('toolhub.v1.progress.local.d1.c1', new Uint8Array([1]))));
     it('an adapter user cannot publish tool.called', () => refused('adapter_cloud', (b) => b.publish(eventSubject('tool.called', 'cloud'), new Uint8Array([1]))));
     it('the registry cannot publish tool.called either', () => refused('registry', (b) => b.publish(eventSubject('tool.called', 'local'), new Uint8Array([1]))));
     it('the dispatcher cannot write into another service’s inbox unasked', () => refused('dispatcher', (b) => b.publish('_INBOX_registry.forged', new Uint8Array([1]))));

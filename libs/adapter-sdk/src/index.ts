@@ -13,6 +13,7 @@ export { type QuarantineEntry, type ScreenedCatalog, QuarantineList, screenTool,
 export { type CatalogPages, type DecodedPage, cutPages, encodePage, readPage, catalogChecksum } from './catalog-pages';
 export { type IdempotencyOptions, IdempotencyCache } from './idempotency';
 export { textResult, jsonResult, toolError } from './results';
+export { type ProgressUpdate, ProgressReporter, PROGRESS_INTERVAL_MS, PROGRESS_LOG_MAX_CHARS } from './progress-reporter';
 export { type ParamNameMap, type ParamNameOptions, type ParamRename, createParamNameMap, toSnakeCase, toSnakeCaseWithSymbols } from './param-names';
 export { type ToolNameMap, assignToolNames, namespacedName, renameParamsInText } from './tool-names';
 export { SDK_NAME, SDK_VERSION } from './version';

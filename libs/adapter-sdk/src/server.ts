@@ -30,9 +30,12 @@ import {
   CONTRACT_VERSION,
   HEADER_ACK_SUBJECT,
   HEADER_DEADLINE,
+  HEADER_PROGRESS_SUBJECT,
+  progressPrefix,
   registrySubject,
   replicaSubject,
   RunStatus,
+  RunToolProgress,
   isToolHubError,
   ToolHubError,
 } from '@toolhub/contracts';
@@ -41,6 +44,7 @@ import { randomUUID } from 'node:crypto';
 import { type CatalogPages, cutPages, encodePage } from './catalog-pages';
 import { IdempotencyCache } from './idempotency';
 import { listingPart } from './list-parts';
+import { ProgressReporter } from './progress-reporter';
 import { RunAcks } from './run-acks';
 import { type CatalogSnapshot, CatalogScreen } from './catalog-screen';
 import { catalogVersion } from './catalog-version';
@@ -361,6 +365,24 @@ class AdapterServer implements AdapterService {
     }
   }
 
+  /**
+   * The reporter of a run whose request asked for progress, publishing where it said — only below
+   * this provider's progress prefix (what NATS permissions allow it anyway).
+   */
+  private progressReporter(subject: string | undefined): ProgressReporter | undefined {
+    if (!subject || !subject.startsWith(progressPrefix(this.provider)) || /[\s*>]/.test(subject)) return undefined;
+    const redact = this.redactor && !this.redactor.empty;
+    return new ProgressReporter((update) => {
+      // Progress leaves the process like results do: the same redaction.
+      const sent = redact ? { ...update, message: this.redactText(update.message), log: this.redactText(update.log) } : update;
+      try {
+        this.bus.publish(subject, RunToolProgress.encode(sent).finish());
+      } catch {
+        // A full or closed connection loses an update, never the run.
+      }
+    });
+  }
+
   private async handleRun(msg: BusMessage): Promise<Uint8Array> {
     const ack = msg.headers[HEADER_ACK_SUBJECT];
     if (!ack) return this.handleRunAcked(msg);
@@ -416,7 +438,11 @@ class AdapterServer implements AdapterService {
     const callRef = msg.headers[HEADER_ACK_SUBJECT];
     if (callRef) this.byCallRef.set(callRef, controller);
     let timer: NodeJS.Timeout | undefined;
-    const ctx: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
+    const reporter = this.progressReporter(msg.headers[HEADER_PROGRESS_SUBJECT]);
+    const base: RunContext = { signal: controller.signal, deadline, caller: req.caller, idempotencyKey: req.idempotencyKey };
+    const ctx: RunContext = reporter
+      ? { ...base, progress: (update) => reporter.progress(update), log: (line) => reporter.log(line) }
+      : base;
     try {
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -450,6 +476,8 @@ class AdapterServer implements AdapterService {
           'Ask for less: a page or a range, fewer rows or columns, or write the output to a file.',
       }).finish();
     } finally {
+      // Before the reply: the last update reaches the dispatcher while it still listens.
+      reporter?.end();
       clearTimeout(timer);
       this.running.delete(controller);
       if (callRef && this.byCallRef.get(callRef) === controller) this.byCallRef.delete(callRef);

@@ -4,6 +4,7 @@
  */
 import type { Category, ContentBlock, ToolInfo, ToolSummary } from '@toolhub/contracts';
 
+import type { ProgressUpdate } from './progress-reporter';
 import type { Redactor } from './redaction';
 import type { QuarantineEntry } from './quarantine';
 
@@ -20,6 +21,15 @@ export interface RunContext {
   readonly caller: string;
   /** Set when the caller made the call retry-safe. */
   readonly idempotencyKey: string;
+  /**
+   * Reports how far the run is (`{progress, total, message}`). Set by serveAdapter only when the
+   * caller listens (an MCP client's progressToken, RunToolStream), so call it as
+   * `ctx.progress?.(…)`; an adapter wrapping another protocol asks its upstream for progress only
+   * when it is set. Coalesced to about ten messages a second per call, the latest always delivered.
+   */
+  readonly progress?: (update: ProgressUpdate) => void;
+  /** Reports a log line of the run; set, coalesced and delivered like {@link progress} (lines accumulate, newest kept). */
+  readonly log?: (line: string) => void;
 }
 
 /** What a tool returns. `isError` means the tool ran and reports failure (shown to the LLM). */

@@ -20,7 +20,9 @@ import {
   type ListToolsResponse,
   MAX_PAGE_SIZE,
   PreloadFormat,
+  type RunProgress,
   type RunToolRequest,
+  type RunToolStreamResponse,
   type RunToolResponse,
   type RunToolsRequest,
   type RunToolsResponse,
@@ -45,6 +47,15 @@ export interface CallOptions {
   metadata?: Record<string, string>;
 }
 
+/** Options of `runTool`: a listener makes it a RunToolStream call that reports the tool's progress. */
+export interface RunCallOptions extends CallOptions {
+  /**
+   * Receives each progress update of the run (RunToolStream) before the result. A server without
+   * RunToolStream (UNIMPLEMENTED) gets a plain RunTool instead, and no updates.
+   */
+  onProgress?: (update: RunProgress) => void;
+}
+
 /** The ToolHub agent API as promises. {@link ToolHubAgentClient} implements it; the executor needs nothing more. */
 export interface ToolHubApi {
   listTools(request?: Partial<ListToolsRequest>, options?: CallOptions): Promise<ListToolsResponse>;
@@ -56,7 +67,7 @@ export interface ToolHubApi {
 }
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
-type RawUnary<Req, Res> = (req: Req, md: MetadataType, opts: { deadline: Date }, cb: Callback<Res>) => ClientUnaryCall;
+type RawUnary<Req, Res> = (req: Req, md: MetadataType, opts: { deadline: Date }, cb: Callback<Res>) => Pick<ClientUnaryCall, 'cancel'>;
 
 /** Decodes the `toolhub-error-bin` trailer; undefined when absent or unreadable. */
 export function errorInfoOf(err: ServiceError): ErrorInfo | undefined {
@@ -153,7 +164,7 @@ export class ToolHubAgentClient implements ToolHubApi {
    * runDeadlineMs. Without an idempotency key the call gets a fresh one (autoIdempotencyKey), so a
    * retry after a lost connection cannot run the tool twice.
    */
-  runTool(request: Partial<RunToolRequest>, options?: CallOptions): Promise<RunToolResponse> {
+  runTool(request: Partial<RunToolRequest>, options?: RunCallOptions): Promise<RunToolResponse> {
     const timeoutMs = request.timeoutMs ?? 0;
     const req: RunToolRequest = {
       provider: request.provider ?? '',
@@ -166,7 +177,45 @@ export class ToolHubAgentClient implements ToolHubApi {
       searchId: request.searchId ?? '',
     };
     const deadlineMs = timeoutMs > 0 ? timeoutMs + this.options.runDeadlineSlackMs : this.options.runDeadlineMs;
-    return this.call('RunTool', this.raw.runTool.bind(this.raw) as RawUnary<RunToolRequest, RunToolResponse>, req, deadlineMs, options);
+    const unary = this.raw.runTool.bind(this.raw) as RawUnary<RunToolRequest, RunToolResponse>;
+    const onProgress = options?.onProgress;
+    if (!onProgress) return this.call('RunTool', unary, req, deadlineMs, options);
+    return this.call('RunToolStream', this.streamed(onProgress), req, deadlineMs, options).catch((err: unknown) => {
+      // A dispatcher older than RunToolStream: the same call, without progress.
+      if (err instanceof ToolHubCallError && err.grpcStatus === GrpcStatus.UNIMPLEMENTED) return this.call('RunTool', unary, req, deadlineMs, options);
+      throw err;
+    });
+  }
+
+  /** RunToolStream as one unary-shaped call (so retries and errors work as for RunTool): updates go to `onProgress`, the result answers. */
+  private streamed(onProgress: (update: RunProgress) => void): RawUnary<RunToolRequest, RunToolResponse> {
+    return (req, metadata, opts, callback) => {
+      const stream = this.raw.runToolStream({ run: req }, metadata, opts);
+      let result: RunToolResponse | undefined;
+      let done = false;
+      const finish = (err: ServiceError | null, res?: RunToolResponse): void => {
+        if (done) return;
+        done = true;
+        callback(err, res as RunToolResponse);
+      };
+      stream.on('data', (event: RunToolStreamResponse) => {
+        if (event.result) result = event.result;
+        else if (event.progress) {
+          const p = event.progress;
+          const update: RunProgress = {};
+          if (p.progress !== undefined) update.progress = p.progress;
+          if (p.total !== undefined) update.total = p.total;
+          if (p.message) update.message = p.message;
+          if (p.log) update.log = p.log;
+          onProgress(update);
+        }
+      });
+      stream.on('error', (err: ServiceError) => finish(err));
+      stream.on('end', () =>
+        finish(result ? null : Object.assign(new Error('RunToolStream ended without a result'), { code: GrpcStatus.INTERNAL, details: 'RunToolStream ended without a result', metadata: new Metadata() }) as ServiceError, result),
+      );
+      return stream;
+    };
   }
 
   /**

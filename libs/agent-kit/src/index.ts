@@ -4,7 +4,7 @@
  * Anthropic Messages and MCP, an executor for the model's tool calls, and the loaded-tools manager.
  * Any new export added here becomes public API.
  */
-export { ToolHubAgentClient, type ToolHubApi, type CallOptions, errorInfoOf } from './client';
+export { ToolHubAgentClient, type ToolHubApi, type CallOptions, type RunCallOptions, errorInfoOf } from './client';
 export {
   type ToolHubAgentClientOptions,
   type RetryOptions,

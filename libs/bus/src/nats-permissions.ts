@@ -61,8 +61,9 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
         publish: {
           // Heartbeats and catalog announcements only on its own provider's subjects: the registry
           // and dispatchers check the payload's provider against that token, so no adapter can
-          // speak for another (the shared legacy subjects are not allowed).
-          allow: ['$JS.API.INFO', `${R}.discovery.heartbeat.${p}`, `${R}.ack.>`, `${R}.registry.sync.${p}`, `${R}.registry.catalog.${p}`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
+          // speak for another (the shared legacy subjects are not allowed). Progress of a run goes
+          // below its own provider too, so no adapter can report progress into another's calls.
+          allow: ['$JS.API.INFO', `${R}.discovery.heartbeat.${p}`, `${R}.ack.>`, `${R}.progress.${p}.>`, `${R}.registry.sync.${p}`, `${R}.registry.catalog.${p}`, `${R}.adapter.${p}.>`, `${R}.events.catalog.changed.${p}`, `${R}.events.tool.invalidated.${p}`, inbox],
           deny: [CALLED],
         },
         subscribe: { allow: [`${R}.adapter.${p}.>`, `${R}.replica.${p}.>`, `${R}.discovery.ping`, `${R}.registry.resync`, inbox] },

@@ -168,6 +168,7 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .option('--args <json>', 'the arguments as one JSON object; @file reads a file, - reads stdin')
     .option('--arg <key=value>', 'one argument: key=value (a string) or key:=json (number, boolean, array...); repeatable', collect)
     .option('--idempotency-key <key>', 'makes retries of a non-idempotent tool safe: the same key returns the first result')
+    .option('--progress', "print the tool's progress and log lines to stderr while it runs")
     .addHelpText('after', '\nThe global --timeout <ms> sets the tool\'s timeout.\nExit codes: 0 ok, 1 the tool reported an error, 3 unknown tool, 4 arguments refused, 5 unavailable/timed out.')
     .action(act((ctx, tool: string, name: string | undefined, o: RunOptions) => runCommand(ctx, tool, name, o)));
 

@@ -187,6 +187,16 @@ describe('toolhub run', () => {
     expect(r.json()).toMatchObject({ tool: 'local:math_calculate', status: 'ok', content: [{ text: '1024' }], structured: { result: '1024' }, servedBy: 'local:math_calculate' });
   });
 
+  it('prints the tool’s progress and log lines to stderr with --progress, the output alone on stdout', async () => {
+    const r = await cli(['run', 'test', 'greet', '--arg', 'who=Ada', '--arg', 'times:=2', '--progress']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('hello Ada\nhello Ada\n');
+    // The first update goes at once; the rest, coalesced, just before the result.
+    expect(r.stderr).toBe('progress: 1/2 (50%) greeting Ada\nprogress: 2/2 (100%) greeting Ada\nlog: greeted Ada 2 times\n');
+    const quiet = await cli(['run', 'test', 'greet', '--arg', 'who=Ada']);
+    expect(quiet.stderr).toBe('');
+  });
+
   it('exits 5 when the tool does not finish within --timeout, saying what to change', async () => {
     const started = Date.now();
     const r = await cli(['run', 'test', 'slow_report', '--timeout', '200']);

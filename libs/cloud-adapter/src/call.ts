@@ -1,7 +1,8 @@
 /**
  * One run of one operation: map the agent's arguments back to native names, build the request, add
  * credentials, send it within the caller's deadline, retry 429/503 as `Retry-After` says when that
- * fits, and turn the answer into a result or an error an LLM can act on.
+ * fits, poll a `202 Accepted` + `Location` to completion (long-running.ts), and turn the answer into
+ * a result or an error an LLM can act on.
  */
 import type { RunContext, ToolResult } from '@toolhub/adapter-sdk';
 import { findToolHubError, ToolHubError } from '@toolhub/contracts';
@@ -10,6 +11,7 @@ import type { ResolvedAuth } from './auth';
 import type { SafeHttpClient } from './http';
 import type { CloudLogger } from './logger';
 import type { OperationEntry } from './operations';
+import { isAccepted, pollToCompletion } from './long-running';
 import { buildRequest } from './request';
 import { httpFailure, retryExhausted, toToolResult } from './response';
 import { backoffMs, parseRetryAfter, sleep } from './retry';
@@ -57,6 +59,9 @@ export async function runOperation(entry: OperationEntry, base: URL, args: Recor
   try {
     for (let attempt = 0; ; attempt++) {
       const res = await rt.client.send({ method: built.method, url, headers, body: built.body }, signal);
+      if (isAccepted(res)) {
+        return await pollToCompletion(res, { tool, method: built.method, client: rt.client, headers, credentialHeaders: rt.auth.headerNames, credentialQuery: rt.auth.query, deadline, signal, maxResponseBytes: rt.maxResponseBytes, redactor: rt.redactor, ctx });
+      }
       if (res.status >= 200 && res.status < 300) return toToolResult(res, rt.maxResponseBytes, rt.redactor);
       if (res.status !== 429 && res.status !== 503) throw httpFailure(tool, built.method, res, rt.redactor);
       const asked = parseRetryAfter(res.headers.get('retry-after'));

@@ -146,6 +146,27 @@ describe('cloud adapter against a local HTTP API', () => {
     expect(err.message).toMatch(/Retry later \(after 120 s\)/);
   });
 
+  it('polls a 202 Accepted + Location to completion, reporting each status check as progress', async () => {
+    const before = api.seen.length;
+    const updates: Array<{ progress?: number; message?: string }> = [];
+    const result = await adapter.runTool('bearer_start_export', { checks: 3 }, { ...ctx(10_000), progress: (u) => void updates.push(u) });
+    // The status resource answered 202 twice, then 303 See Other to the result; credentials stayed on the same origin.
+    expect(result.structured).toEqual({ rows: 3, authorization: 'Bearer [REDACTED]' });
+    const paths = api.seen.slice(before).map((r) => r.url.replace(/e\d+/, 'ID'));
+    expect(paths).toEqual(['/v1/exports?checks=3', '/v1/exports/ID/status', '/v1/exports/ID/status', '/v1/exports/ID/status', '/v1/exports/ID/result']);
+    expect(updates.map((u) => u.progress)).toEqual([1, 2, 3]);
+    expect(updates[0]!.message).toMatch(/^accepted by 127\.0\.0\.1:\d+, still running \(status queued\); status check 1 in 0 s$/);
+    expect(updates[2]!.message).toMatch(/\(status running\); status check 3/);
+  });
+
+  it('stops polling when the next check would pass the deadline, saying where the work goes on', async () => {
+    const started = Date.now();
+    const err = await failure(adapter.runTool('bearer_start_export', { checks: 5, wait: '30' }, ctx(3000)));
+    expect(err.code).toBe('timeout');
+    expect(err.message).toMatch(/accepted the request \(HTTP 202\) and had not finished after 0 status checks .*It may still complete at http:\/\/127\.0\.0\.1:\d+\/v1\/exports\/e\d+\/status/);
+    expect(Date.now() - started).toBeLessThan(3000); // it did not wait the 30 s asked
+  });
+
   it('follows a redirect on the same host, keeping the credentials', async () => {
     const before = api.seen.length;
     const result = await adapter.runTool('bearer_redirect_to', { to: '/v1/whoami' }, ctx(5000));

@@ -24,3 +24,9 @@ export const GRPC_ERROR_TRAILER = 'toolhub-error-bin';
  * can fail those calls at once (UNAVAILABLE) when that replica dies.
  */
 export const HEADER_ACK_SUBJECT = 'toolhub-ack-subject';
+/**
+ * Set by the dispatcher on a run request only when someone listens to the call's progress: the
+ * subject (`toolhub.v1.progress.<provider>.<dispatcher>.<call>`, see `progressSubject`) where the
+ * adapter replica publishes RunToolProgress updates while the call runs. Absent: send none.
+ */
+export const HEADER_PROGRESS_SUBJECT = 'toolhub-progress-subject';

@@ -50,6 +50,9 @@ export {
   BatchCallResult,
   RunToolsRequest,
   RunToolsResponse,
+  RunToolProgress,
+  RunToolStreamRequest,
+  RunToolStreamResponse,
 } from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,
@@ -155,6 +158,9 @@ export {
   eventWildcard,
   parseEventSubject,
   ackSubject,
+  progressSubject,
+  progressWildcard,
+  progressPrefix,
 } from './subjects';
 export {
   type ProviderBinding,
@@ -176,6 +182,7 @@ export {
   HEADER_ERROR,
   GRPC_ERROR_TRAILER,
   HEADER_ACK_SUBJECT,
+  HEADER_PROGRESS_SUBJECT,
 } from './headers';
 export {
   DEFAULT_PAGE_SIZE,

@@ -194,3 +194,24 @@ export function parseEventSubject(subject: string): { kind: EventKind; provider:
 export function ackSubject(dispatcherId: string, callId?: string): string {
   return `${SUBJECT_ROOT}.ack.${dispatcherId}.${callId ?? '*'}`;
 }
+
+/**
+ * `toolhub.v1.progress.<provider>.<dispatcher>.<call>`: where an adapter replica publishes the
+ * RunToolProgress updates of one call whose request asked for them (header
+ * toolhub-progress-subject). The provider is a subject token so NATS permissions let an adapter
+ * publish progress for its own provider's calls only. Without `callId`, the dispatcher's wildcard.
+ */
+export function progressSubject(provider: string, dispatcherId: string, callId?: string): string {
+  assertProviderName(provider);
+  return `${progressPrefix(provider)}${dispatcherId}.${callId ?? '*'}`;
+}
+
+/** Every progress subject of one dispatcher, all providers. */
+export function progressWildcard(dispatcherId: string): string {
+  return `${SUBJECT_ROOT}.progress.*.${dispatcherId}.*`;
+}
+
+/** `toolhub.v1.progress.<provider>.`: an adapter publishes progress only below it. */
+export function progressPrefix(provider: string): string {
+  return `${SUBJECT_ROOT}.progress.${provider}.`;
+}

@@ -37,6 +37,7 @@ import { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } 
 import { ProviderDirectory } from './providers';
 import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
+import { ProgressRouter } from './progress-router';
 import { RunPipeline } from './run-pipeline';
 import { type ArgumentsValidator, defaultValidator } from './validator';
 
@@ -77,6 +78,7 @@ export class Dispatcher {
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
   private probe: ReplicaProbe | undefined;
+  private readonly progress: ProgressRouter;
 
   private constructor(
     readonly bus: Bus,
@@ -90,6 +92,7 @@ export class Dispatcher {
     // While some replicas of a provider are refused (another contract major), calls go to the
     // accepted replicas by their own subjects, never to the queue group the refused ones share.
     this.client = new AdapterClient(bus, (provider) => providers.route(provider));
+    this.progress = new ProgressRouter(bus, inflight.dispatcherId, this.log);
     this.callEvents = new CallEventPublisher(bus, {
       durability: options.eventDurability,
       outboxDir: options.outboxDir,
@@ -118,11 +121,17 @@ export class Dispatcher {
       admission: this.admission,
       limiter: new CallerLimiter(options.maxConcurrentPerCaller),
       inflight,
+      progress: this.progress,
       callEvents: this.callEvents,
       validator: this.validator,
       options,
       log: this.log,
     });
+  }
+
+  /** Calls (attempts) listening to their tool's progress right now; 0 when no call is. */
+  get progressListeners(): number {
+    return this.progress.size;
   }
 
   /** Creates a dispatcher on `bus`: starts provider discovery, run tracking and cache invalidation. */
@@ -249,6 +258,7 @@ export class Dispatcher {
     await this.callEvents.close();
     await this.metadata.close();
     await this.inflight.close();
+    await this.progress.close();
     await this.providers.close();
   }
 }

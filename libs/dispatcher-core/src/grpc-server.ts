@@ -5,11 +5,12 @@
 import { Server } from '@grpc/grpc-js';
 import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, shedBeforeGrpc, unary } from '@toolhub/grpc-edge';
+import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, serverStream, type ServerTlsOptions, shedBeforeGrpc, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
 import { runBatch } from './batch-run';
+import { runToolStream } from './run-tool-stream';
 import type { Dispatcher } from './dispatcher';
 
 export interface GrpcServerOptions {
@@ -49,7 +50,8 @@ export interface RunningGrpcServer {
 }
 
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
-const RUN_TOOL_PATH = `/${SERVICE_NAME}/RunTool`;
+/** Paths of the runs the admission gate sheds (RunTool and its streaming variant). */
+const SHED_PATHS = new Set([`/${SERVICE_NAME}/RunTool`, `/${SERVICE_NAME}/RunToolStream`]);
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -68,7 +70,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   });
   // Under a burst past the admission limits, RunTool is refused before it is decoded or
   // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
-  const refuseEarly = (method: string) => (method === 'runTool' ? dispatcher.admission.refuseEarly() : undefined);
+  const refuseEarly = (method: string) => (method === 'runTool' || method === 'runToolStream' ? dispatcher.admission.refuseEarly() : undefined);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
@@ -87,6 +89,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     getPreloadSet: unary('toolhub.v1.ToolHub/GetPreloadSet', (req, call) => dispatcher.getPreloadSet(req as never, call), auth),
     // Each call of a batch goes through dispatcher.runTool: admitted, checked and recorded one by one.
     runTools: unary('toolhub.v1.ToolHub/RunTools', (req, call) => runBatch(dispatcher, req as never, call, dispatcher.options.maxConcurrentPerCaller), auth),
+    // RunTool plus the tool's progress, streamed before the result (see run-tool-stream.ts).
+    runToolStream: serverStream('toolhub.v1.ToolHub/RunToolStream', (req, call, send) => runToolStream(dispatcher, req as never, call, send), auth),
     // Operators and admins only: it names every principal and rule (never a secret).
     getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
   });
@@ -100,7 +104,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
 
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
   // The same refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything.
-  shedBeforeGrpc(server, (path) => (path === RUN_TOOL_PATH ? dispatcher.admission.refuseEarly() : undefined));
+  shedBeforeGrpc(server, (path) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined));
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
   // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a

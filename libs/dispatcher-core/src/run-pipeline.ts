@@ -39,6 +39,7 @@ import type { CatalogService } from './catalog';
 import type { InflightTracker } from './inflight';
 import type { CallerLimiter } from './limits';
 import type { ResolvedDispatcherOptions } from './options';
+import type { ProgressListening, ProgressRouter } from './progress-router';
 import { backoffMs, isRetrySafe, isRetryableCode, triggersFallback } from './retry';
 import { type ArgumentsValidator, mapArgumentsByName } from './validator';
 
@@ -50,6 +51,8 @@ export interface RunPipelineDeps {
   admission: AdmissionGate;
   limiter: CallerLimiter;
   inflight: InflightTracker;
+  /** Where adapters' progress updates reach `CallContext.onProgress` (used only when it is set). */
+  progress: ProgressRouter;
   callEvents: CallEventPublisher;
   validator: ArgumentsValidator | undefined;
   options: ResolvedDispatcherOptions;
@@ -252,6 +255,9 @@ export class RunPipeline {
   }
 
   private async runOnce(info: ToolInfo, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number) {
+    // Progress only when a door listens: otherwise no subscription, no header, nothing allocated.
+    // Per attempt: a retry or a fallback to another provider listens anew, under its own subject.
+    const listening: ProgressListening | undefined = call.onProgress ? await this.deps.progress.listen(info.provider, call.onProgress) : undefined;
     const tracked = this.deps.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
     // server or HTTP API), and stop waiting for its answer.
@@ -269,7 +275,7 @@ export class RunPipeline {
     abandoned?.catch(() => undefined);
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
-      return await Promise.race([
+      const result = Promise.race([
         this.deps.catalog.guardProvider(
           info.provider,
           () =>
@@ -278,16 +284,23 @@ export class RunPipeline {
               { name: info.name, arguments: args, deadlineUnixMs: deadline, idempotencyKey: req.idempotencyKey, caller: callerLabel(principalOf(call), req.caller) },
               // The bus timeout outlives the adapter's own deadline a little, so the adapter's
               // precise TIMEOUT reply wins over a generic bus timeout.
-              { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: call.traceHeaders ? { ...call.traceHeaders, ...tracked.headers } : tracked.headers },
+              { timeoutMs: Math.max(1, deadline - Date.now() + 250), requestId: call.requestId, headers: runHeaders(call, tracked.headers, listening) },
             ),
           { name: info.name },
         ),
         tracked.lost,
         ...(abandoned ? [abandoned] : []),
       ]);
+      // The adapter sends its last update just before the reply, but a bus may hand the reply over
+      // first (the in-process bus delivers publishes on a later turn, NATS in order): one turn lets
+      // it reach the listener before the door sends the result (or the next attempt starts).
+      if (!listening) return await result;
+      await result.then(oneTurn, oneTurn);
+      return await result;
     } finally {
       if (onAbort) call.signal?.removeEventListener('abort', onAbort);
       tracked.end();
+      listening?.end();
     }
   }
 
@@ -299,4 +312,15 @@ export class RunPipeline {
       this.deps.log.warn({ err, provider }, 'could not send a run cancellation to the adapter');
     }
   }
+}
+
+/** Resolves on the event loop's next turn. */
+function oneTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Headers of one run request: the caller's trace context, the acknowledgement subject, and the progress subject when someone listens. */
+function runHeaders(call: CallContext, tracked: Record<string, string>, listening: ProgressListening | undefined): Record<string, string> {
+  if (!call.traceHeaders && !listening) return tracked;
+  return { ...call.traceHeaders, ...tracked, ...listening?.headers };
 }

@@ -210,7 +210,7 @@ export function createMcpAdapter(config: McpAdapterConfig, options: McpAdapterOp
     async runTool(name: string, args: Record<string, unknown>, ctx: RunContext): Promise<ToolResult> {
       const entry = await lookup(name);
       const conn = connections.find((c) => c.alias === entry.alias)!;
-      const result = await conn.call(entry.native, entry.params.toNative(args), { signal: ctx.signal, deadline: ctx.deadline, name, retrySafe: entry.retrySafe });
+      const result = await conn.call(entry.native, entry.params.toNative(args), { signal: ctx.signal, deadline: ctx.deadline, name, retrySafe: entry.retrySafe, onProgress: ctx.progress });
       return toToolResult(result, redactor);
     },
     async health() {

@@ -9,7 +9,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CallToolResultSchema, ProgressNotificationSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolHubError } from '@toolhub/contracts';
 
 import { callError, classifyCallError, withDeadline } from './call-errors';
@@ -70,6 +70,11 @@ export interface CallOptions {
   readonly name: string;
   /** The tool is read-only or idempotent, so it may be sent again after a dropped connection. */
   readonly retrySafe: boolean;
+  /**
+   * Receives the server's `notifications/progress` for this call. Only when set is the request
+   * sent with a `progressToken`, so servers report progress only to a caller that listens.
+   */
+  readonly onProgress?: (update: { progress?: number; total?: number; message?: string }) => void;
 }
 
 interface Session {
@@ -93,6 +98,9 @@ const PROBE_TIMEOUT_MS = 2000;
 const HTTP_STREAM_RECONNECTION = { initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2, maxRetries: 2 };
 
 export class McpServerConnection {
+  /** Calls listening to their progress, by the progressToken sent with them. */
+  private readonly progressListeners = new Map<string, NonNullable<CallOptions['onProgress']>>();
+  private progressSequence = 0;
   private session: Session | undefined;
   private connecting: Promise<Session> | undefined;
   private state: ConnectionState = 'idle';
@@ -168,10 +176,18 @@ export class McpServerConnection {
         ToolHubError.timeout(`MCP server ${JSON.stringify(this.alias)} did not start or connect within ${deadline - started} ms; retry with a larger timeout_ms.`),
       );
       try {
-        return (await session.client.callTool({ name: native, arguments: args }, CallToolResultSchema, {
-          signal: options.signal,
-          timeout: Math.max(1, deadline - Date.now()),
-        })) as CallToolResult;
+        // A progressToken only when someone listens: servers then report progress, else they need not.
+        const token = options.onProgress ? `toolhub-${++this.progressSequence}` : undefined;
+        if (token) this.progressListeners.set(token, options.onProgress!);
+        try {
+          return (await session.client.callTool({ name: native, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) }, CallToolResultSchema, {
+            signal: options.signal,
+            // The deadline stays absolute: progress does not extend it.
+            timeout: Math.max(1, deadline - Date.now()),
+          })) as CallToolResult;
+        } finally {
+          if (token) this.progressListeners.delete(token);
+        }
       } catch (err) {
         const kind = classifyCallError(err, options.signal);
         if (kind === 'not_delivered' || kind === 'connection_lost') this.drop(session, err);
@@ -238,6 +254,13 @@ export class McpServerConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.session === session) this.relist();
       else session.relistPending = true;
+    });
+    // Our own progress routing instead of callTool's `onprogress`: the SDK client runs notification
+    // handlers a microtask late but handles the response at once, dropping its progress handler
+    // first, so the update a server sends just before its result (often the last, 100%) was lost.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+      const { progressToken, progress, total, message } = n.params;
+      this.progressListeners.get(String(progressToken))?.({ progress, total, message });
     });
     const timeout = this.server.connectTimeoutMs;
     try {

@@ -132,6 +132,16 @@ describe('MCP adapter over stdio', () => {
     expect(res.errorMessage).toMatch(/Invalid arguments for tool get-sum: .*expected number/);
   });
 
+  it('passes the server’s notifications/progress to ctx.progress (the last one before the result included); a call nobody listens to runs as before', async () => {
+    const updates: Array<{ progress?: number; total?: number }> = [];
+    const ctx = { ...runContext(15_000), progress: (u: { progress?: number; total?: number }) => void updates.push(u) };
+    const res = await adapter.runTool('everything_trigger_long_running_operation', { duration: 0.3, steps: 3 }, ctx);
+    expect(textOf(res)).toMatch(/Long running operation completed/);
+    // server-everything sends them only to a request that carried a progressToken, before its result.
+    expect(updates.map((u) => [u.progress, u.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(textOf(await adapter.runTool('everything_trigger_long_running_operation', { duration: 0.1, steps: 2 }, runContext(15_000)))).toMatch(/completed/);
+  });
+
   it('gives up at the deadline, sends the server a cancellation, and keeps the process', async () => {
     const pid = pidOf('everything');
     const started = Date.now();

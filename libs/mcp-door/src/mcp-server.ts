@@ -2,6 +2,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
+import { progressListener } from './progress';
 import type { DoorSession } from './session';
 
 /** W3C trace headers of an HTTP request, to continue the caller's trace below the door. */
@@ -31,10 +32,12 @@ export function createSessionServer(session: DoorSession, opts: { version: strin
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const before = session.listSignature();
+    const meta = req.params._meta as Record<string, unknown> | undefined;
     const result = await session.call(req.params.name, req.params.arguments, {
       signal: extra.signal,
-      meta: req.params._meta as Record<string, unknown> | undefined,
+      meta,
       traceHeaders: traceHeadersOf(extra.requestInfo?.headers as Record<string, string | string[] | undefined> | undefined),
+      onProgress: meta?.progressToken === undefined ? undefined : progressListener(meta.progressToken, extra.sendNotification, req.params.name),
     });
     opts.onCall?.(result.isError ? 'is_error' : 'ok');
     if (opts.listChanged && session.listSignature() !== before) {

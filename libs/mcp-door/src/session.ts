@@ -8,7 +8,7 @@
  */
 import { exposedToolFromInfo, isMetaToolName, LoadedTools, type McpTool, renderTools, ToolCallExecutor } from '@toolhub/agent-kit';
 import type { Principal } from '@toolhub/auth';
-import { GetPreloadSetRequest, MAX_PAGE_SIZE, parseToolId, type PreloadTool, RunStatus, type ToolInfo, toolId } from '@toolhub/contracts';
+import { GetPreloadSetRequest, MAX_PAGE_SIZE, parseToolId, type PreloadTool, type RunProgress, RunStatus, type ToolInfo, toolId } from '@toolhub/contracts';
 
 import { apiFor, asCallError, callContextOf, type DoorBackend, runRequest, withProtoDefaults } from './backend';
 import { type DoorCallResult, failureResult, runResult } from './call-result';
@@ -20,6 +20,8 @@ export interface SessionCall {
   /** The request's `_meta` (idempotency key, caller, timeout). */
   meta?: Record<string, unknown>;
   traceHeaders?: Readonly<Record<string, string>>;
+  /** Set when the request carried `_meta.progressToken`: receives the run's progress (see progress.ts). */
+  onProgress?: (update: RunProgress) => void;
 }
 
 /** `_meta` keys the door reads on `tools/call`. */
@@ -183,7 +185,9 @@ export class DoorSession {
       searchId,
     });
     try {
-      const res = await this.backend.runTool(req, callContextOf({ principal: this.principal, signal: extra.signal, traceHeaders: extra.traceHeaders }));
+      const ctx = callContextOf({ principal: this.principal, signal: extra.signal, traceHeaders: extra.traceHeaders });
+      if (extra.onProgress) ctx.onProgress = extra.onProgress;
+      const res = await this.backend.runTool(req, ctx);
       if (searchId && res.status === RunStatus.RUN_STATUS_OK) this.executor.searches?.consumed(id, searchId);
       return runResult(res, id, this.options.maxResultChars);
     } catch (err) {

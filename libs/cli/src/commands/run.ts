@@ -1,8 +1,9 @@
 /**
  * `toolhub run <provider> <name> [--args JSON | --arg k=v ...]`: runs one tool. The tool's output
- * goes to stdout (text as is, JSON pretty-printed), repairs and fallbacks to stderr as notes.
+ * goes to stdout (text as is, JSON pretty-printed), repairs and fallbacks to stderr as notes;
+ * with --progress, the tool's progress updates and log lines too, as they come.
  */
-import { type ContentBlock, errorCodeFromProto, type ErrorInfo, ErrorCode, RunStatus } from '@toolhub/contracts';
+import { type ContentBlock, errorCodeFromProto, type ErrorInfo, ErrorCode, type RunProgress, RunStatus } from '@toolhub/contracts';
 
 import type { CommandContext } from '../context';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
@@ -15,6 +16,19 @@ export interface RunOptions {
   args?: string;
   arg?: string[];
   idempotencyKey?: string;
+  /** Print the tool's progress updates and log lines to stderr while it runs (RunToolStream). */
+  progress?: boolean;
+}
+
+/** One progress update as stderr lines: `progress: 2/3 (67%) uploading part 2`, then its log lines. */
+export function progressLines(p: RunProgress): string[] {
+  const lines: string[] = [];
+  if (p.progress !== undefined || p.message) {
+    const amount = p.progress === undefined ? '' : p.total ? `${p.progress}/${p.total} (${Math.round((p.progress / p.total) * 100)}%)` : String(p.progress);
+    lines.push(`progress: ${[amount, p.message ?? ''].filter(Boolean).join(' ')}`);
+  }
+  if (p.log) for (const l of p.log.split('\n')) lines.push(`log: ${l}`);
+  return lines;
 }
 
 /** A content block as text for people (binary content summarised). */
@@ -50,7 +64,7 @@ export async function runCommand(ctx: CommandContext, first: string, second: str
     arguments: args,
     timeoutMs: ctx.settings.timeoutMs ?? 0,
     ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
-  });
+  }, options.progress ? { onProgress: (p) => ctx.out.note(...progressLines(p)) } : undefined);
   const failed = res.status === RunStatus.RUN_STATUS_TOOL_ERROR;
   const id = `${ref.provider}:${ref.name}`;
   if (ctx.out.json) {

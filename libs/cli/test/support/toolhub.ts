@@ -39,7 +39,13 @@ const testTools: ToolDefinition<never>[] = [
     path: 'social',
     description: 'Greets someone by name.',
     inputSchema: { type: 'object', properties: { who: { type: 'string' }, times: { type: 'integer' } }, required: ['who'] },
-    run: async (a: { who: string; times?: number }) => textResult(Array.from({ length: a.times ?? 1 }, () => `hello ${a.who}`).join('\n')),
+    run: async (a: { who: string; times?: number }, ctx) => {
+      const times = a.times ?? 1;
+      // Progress only reaches a caller that listens (toolhub run --progress).
+      for (let i = 1; i <= times; i++) ctx.progress?.({ progress: i, total: times, message: `greeting ${a.who}` });
+      ctx.log?.(`greeted ${a.who} ${times} times`);
+      return textResult(Array.from({ length: times }, () => `hello ${a.who}`).join('\n'));
+    },
   },
   {
     name: 'slow_report',

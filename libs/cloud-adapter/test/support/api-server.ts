@@ -42,7 +42,8 @@ ${get('getThrottled')}  /redirect:
 ${get('redirectTo', '      parameters:\n        - { name: to, in: query, required: true, schema: { type: string } }\n')}  /big:
 ${get('getBig')}  /slow:
 ${get('getSlow')}  /fail:
-${get('getFail')}  /items/{itemId}:
+${get('getFail')}  /exports:
+${get('startExport', '      parameters:\n        - { name: checks, in: query, required: true, schema: { type: integer } }\n        - { name: wait, in: query, schema: { type: string } }\n')}  /items/{itemId}:
 ${get('getItem', '      parameters:\n        - { name: itemId, in: path, required: true, schema: { type: string } }\n')}  /items:
     post:
       operationId: createItem
@@ -134,6 +135,30 @@ export async function startApiServer(): Promise<ApiServer> {
         clearTimeout(timer);
         timers.delete(timer);
       });
+      return;
+    }
+    // The long-running pattern: 202 + Location to a status resource that answers 202 until its
+    // `checks`-th check, then 303 See Other to the result. `wait` is the Retry-After it sends.
+    if (path === '/v1/exports') {
+      const id = `e${seen.length}`;
+      counters.set(id, Number(url.searchParams.get('checks') ?? '1'));
+      json(res, 202, { status: 'queued' }, { location: `/v1/exports/${id}/status`, 'retry-after': url.searchParams.get('wait') ?? '0' });
+      return;
+    }
+    const exportStatus = /^\/v1\/exports\/(e\d+)\/status$/.exec(path);
+    if (exportStatus) {
+      const id = exportStatus[1]!;
+      const left = (counters.get(id) ?? 0) - 1;
+      counters.set(id, left);
+      if (left > 0) json(res, 202, { status: 'running' }, { 'retry-after': url.searchParams.get('wait') ?? '0' });
+      else {
+        res.writeHead(303, { location: `/v1/exports/${id}/result` });
+        res.end();
+      }
+      return;
+    }
+    if (/^\/v1\/exports\/e\d+\/result$/.test(path)) {
+      json(res, 200, { rows: 3, authorization: req.headers.authorization ?? null });
       return;
     }
     if (path === '/v1/fail') {

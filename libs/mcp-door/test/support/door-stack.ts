@@ -22,6 +22,8 @@ export interface SlowState {
   signal?: AbortSignal;
   runs: number;
   counted: number;
+  /** progress_steps waits on this after each step it reports (a test moves it on). */
+  nextStep?: () => Promise<void>;
 }
 
 export function doorTools(slow: SlowState): ToolDefinition<never>[] {
@@ -39,6 +41,20 @@ export function doorTools(slow: SlowState): ToolDefinition<never>[] {
     { name: 'count_calls', path: 'math', description: 'Counts how often it ran (not idempotent).', inputSchema: { type: 'object', properties: {} }, run: async () => textResult(String(++slow.counted)) },
     { name: 'always_fails', path: 'text', description: 'Reports a failure.', inputSchema: text, run: async () => toolError('the thing is broken; try echo_text') },
     { name: 'launch_codes', path: 'secret', description: 'Returns the secret launch codes.', inputSchema: { type: 'object', properties: {} }, run: async () => textResult('0000') },
+    {
+      name: 'progress_steps',
+      path: 'time',
+      description: 'Works through three steps, reporting progress and a log line for each.',
+      inputSchema: { type: 'object', properties: {} },
+      run: async (_a, ctx) => {
+        for (let i = 1; i <= 3; i++) {
+          ctx.progress?.({ progress: i, total: 3, message: `step ${i} of 3` });
+          ctx.log?.(`finished step ${i}`);
+          await (slow.nextStep?.() ?? Promise.resolve());
+        }
+        return textResult(ctx.progress ? 'three steps, watched' : 'three steps');
+      },
+    },
     {
       name: 'slow_wait',
       path: 'time',
