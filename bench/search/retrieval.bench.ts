@@ -78,7 +78,8 @@ const variants: Array<[string, SearchIndexOptions]> = [
  * of both sets: see fusion.ts), the others are round numbers, not tuned per set.
  */
 const fusions: Array<[string, FusionOptions]> = [
-  ['hybrid (weighted 0.3/0.7, default)', {}],
+  // {}: the model's default, 0.3/0.7, or its MODEL_FUSION weights (the tuned model: 0.2/0.8).
+  ['hybrid (weighted, default: 0.3/0.7; tuned model 0.2/0.8)', {}],
   ['hybrid (RRF k=60, the default before 2026-11-26)', { method: 'rrf' }],
   ['hybrid (RRF k=60, dense ×2)', { method: 'rrf', denseWeight: 2 }],
   ['hybrid (weighted 0.5/0.5)', { method: 'weighted', lexicalWeight: 0.5, denseWeight: 0.5 }],
