@@ -201,7 +201,8 @@ def main() -> int:
 
     tensors = {name: t.detach().numpy().astype(np.float16) for name, t in sorted(trained.items())}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(args.out), metadata={"base": MODEL_ID, "model": TUNED_ID})
+    # One metadata key: safetensors writes several in random order, which changes the file's SHA-256.
+    save_file(tensors, str(args.out), metadata={"model": f"{TUNED_ID} (base {MODEL_ID})"})
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     card = {
         "model": TUNED_ID,
