@@ -57,7 +57,14 @@ DIR="${TOOLHUB_SERVICES_DIR:-/tmp/toolhub-services/$NATS_PORT-$REDIS_PORT-$MONGO
 EMBEDDINGS_SERVER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/embeddings/server.py"
 EMBEDDINGS_VENV="${TOOLHUB_EMBEDDINGS_VENV:-$HOME/.cache/toolhub/embeddings-venv}"
 EMBEDDINGS_PY="$EMBEDDINGS_VENV/bin/python"
-MODEL_DIR="${TOOLHUB_EMBEDDINGS_MODEL_DIR:-$HOME/.cache/toolhub/models/all-MiniLM-L6-v2}"
+# The local model (scripts/embeddings): all-MiniLM-L6-v2-toolhub, tuned for finding tools (the
+# default), or all-MiniLM-L6-v2 as published; TOOLHUB_EMBEDDINGS_MODEL picks one (another name is
+# a remote endpoint's model and leaves the default here).
+case "${TOOLHUB_EMBEDDINGS_MODEL:-}" in
+  all-MiniLM-L6-v2 | all-MiniLM-L6-v2-toolhub) LOCAL_MODEL="$TOOLHUB_EMBEDDINGS_MODEL" ;;
+  *) LOCAL_MODEL=all-MiniLM-L6-v2-toolhub ;;
+esac
+MODEL_DIR="${TOOLHUB_EMBEDDINGS_MODEL_DIR:-$HOME/.cache/toolhub/models/$LOCAL_MODEL}"
 
 log() { echo "services: $*" >&2; }
 die() {
@@ -155,13 +162,17 @@ install_embeddings() {
 # same weights by scripts/embeddings/export_onnx.py, which checks its vectors against the server's.
 cmd_embeddings_model() {
   install_embeddings || die "the embeddings packages could not be installed (see above)"
-  if [ ! -s "$MODEL_DIR/model.onnx" ] || [ "$(dirname "$EMBEDDINGS_SERVER")/export_onnx.py" -nt "$MODEL_DIR/model.onnx" ]; then
+  local here; here="$(dirname "$EMBEDDINGS_SERVER")"
+  # Again when the exporter or the tuned layers are newer, or the folder holds the other model.
+  if [ ! -s "$MODEL_DIR/model.onnx" ] || [ "$here/export_onnx.py" -nt "$MODEL_DIR/model.onnx" ] ||
+    { [ "$LOCAL_MODEL" != all-MiniLM-L6-v2 ] && [ "$here/tuned/all-MiniLM-L6-v2-toolhub.safetensors" -nt "$MODEL_DIR/model.onnx" ]; } ||
+    ! grep -q "\"model\": \"$LOCAL_MODEL\"" "$MODEL_DIR/toolhub-model.json" 2>/dev/null; then
     if ! "$EMBEDDINGS_PY" -c 'import onnx' >/dev/null 2>&1; then
       log "embeddings-model: pip install onnx into $EMBEDDINGS_VENV (once per machine)"
       "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check 'onnx>=1.16' >&2 || die "installing the onnx package failed"
     fi
-    log "embeddings-model: exporting all-MiniLM-L6-v2 to $MODEL_DIR"
-    "$EMBEDDINGS_PY" "$(dirname "$EMBEDDINGS_SERVER")/export_onnx.py" "$MODEL_DIR" >&2 || die "the ONNX export failed (see above)"
+    log "embeddings-model: exporting $LOCAL_MODEL to $MODEL_DIR"
+    "$EMBEDDINGS_PY" "$here/export_onnx.py" "$MODEL_DIR" "$LOCAL_MODEL" >&2 || die "the ONNX export failed (see above)"
   fi
   echo "export TOOLHUB_EMBEDDINGS_MODEL_DIR=$MODEL_DIR"
 }
@@ -171,7 +182,7 @@ cmd_embeddings() {
   install_embeddings || die "the embeddings server's packages could not be installed (see above)"
   mkdir -p "$DIR"
   start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
-    "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet || die "the embeddings server did not start (log: $DIR/embeddings.log)"
+    "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --model "$LOCAL_MODEL" --quiet || die "the embeddings server did not start (log: $DIR/embeddings.log)"
   echo "export TOOLHUB_EMBEDDINGS_URL=http://$HOST:$EMBEDDINGS_PORT/v1"
 }
 
@@ -383,7 +394,7 @@ cmd_up() {
   if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
     # Optional: ToolHub searches lexically without it, so a failure here only warns.
     if embeddings_installed && (start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
-      "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --quiet); then
+      "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --model "$LOCAL_MODEL" --quiet); then
       EMBEDDINGS_UP=1
     else
       log "embeddings: not started (see above); search stays lexical"

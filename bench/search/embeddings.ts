@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type EmbedOptions, type Embedder, embeddingKey, type OpenAiEmbeddings, type VectorStore } from '@toolhub/search';
+import { type EmbedOptions, type Embedder, embeddingKey, type VectorStore } from '@toolhub/search';
 
 import { REPO_ROOT, RESULTS_DIR } from './data';
 
@@ -35,6 +35,17 @@ export async function benchEmbeddings(): Promise<{ url: string; started: boolean
     throw new Error('The local embeddings server did not start within 60 s.');
   }
   return { url: `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}/v1`, started: true, stop };
+}
+
+/**
+ * The folder of `model` exported to ONNX (scripts/services.sh embeddings-model, which exports it
+ * once per machine and version of the weights), for in-process embeddings in a benchmark.
+ */
+export function benchModelDir(model: string): string {
+  return execFileSync('bash', [join(REPO_ROOT, 'scripts/services.sh'), 'embeddings-model'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TOOLHUB_EMBEDDINGS_MODEL: model, TOOLHUB_EMBEDDINGS_MODEL_DIR: '' } })
+    .toString()
+    .trim()
+    .replace(/^export TOOLHUB_EMBEDDINGS_MODEL_DIR=/, '');
 }
 
 /** Vectors in an append-only JSON Lines file per model (key, base64 of the float32 bytes). */
@@ -92,7 +103,7 @@ export class CachedEmbedder implements Embedder {
   ms = 0;
 
   constructor(
-    private readonly inner: OpenAiEmbeddings,
+    private readonly inner: Embedder,
     private readonly store: FileVectorStore,
   ) {
     this.model = inner.model;
@@ -104,7 +115,9 @@ export class CachedEmbedder implements Embedder {
     const missing = [...new Set(texts.filter((_, i) => !have.has(keys[i]!)))];
     if (missing.length) {
       const t0 = performance.now();
-      const got = await this.inner.embed(missing, { ...options, timeoutMs: 600_000 });
+      // Large batches (cached after) in slices, so an in-process model does not pad thousands of texts at once.
+      const got: Float32Array[] = [];
+      for (let i = 0; i < missing.length; i += 256) got.push(...(await this.inner.embed(missing.slice(i, i + 256), { ...options, timeoutMs: 600_000 })));
       this.ms += performance.now() - t0;
       this.calls++;
       this.texts += missing.length;

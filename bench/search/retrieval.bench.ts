@@ -10,19 +10,26 @@
  *
  *   node scripts/build.mjs bench/search retrieval.bench.ts && node dist/bench/search/retrieval.bench.js \
  *     [--metatool N] [--bfcl N] [--sets metatool,bfcl] [--half even|odd] [--no-ablations] [--no-dense]
+ *     [--split validation|evaluation] [--models all-MiniLM-L6-v2,all-MiniLM-L6-v2-toolhub] [--sweep] [--no-learning]
  *
  * --metatool N: MetaTool queries at an even stride (default 2000 of 20,614; 0 = all);
  * --bfcl N: BFCL queries likewise (default 0 = all 2,351);
  * --half: only the even or odd queries of each set's sample (the fusion default was picked on the
  * even ones; the odd ones are held out).
+ * --split: the queries of one split of splits.ts (validation: where settings are tuned;
+ * evaluation: scored only; neither was trained on); replaces --half and the samples.
+ * --models: the local models to compare, run in process (ONNX export, scripts/services.sh
+ * embeddings-model), instead of the embeddings server; --sweep adds the weighted fusion at lexical
+ * weights 0.1–0.6 (to tune on the validation split); --no-learning skips the learning replay.
  */
 import { SearchMode } from '@toolhub/contracts';
-import { type FusionOptions, HybridSearch, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
+import { type Embedder, type FusionOptions, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
 import MiniSearch from 'minisearch';
 
 import { loadBfcl, loadMetaTool, readJsonl, type RetrievalSet, strideSample, writeResult } from './data';
-import { benchEmbeddings, CachedEmbedder, FileVectorStore } from './embeddings';
+import { benchEmbeddings, benchModelDir, CachedEmbedder, FileVectorStore } from './embeddings';
 import { distinct, RetrievalMeter, type RetrievalScores, table } from './metrics';
+import { bfclSplits, metaToolSplits, type Split } from './splits';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -71,7 +78,8 @@ const variants: Array<[string, SearchIndexOptions]> = [
  * of both sets: see fusion.ts), the others are round numbers, not tuned per set.
  */
 const fusions: Array<[string, FusionOptions]> = [
-  ['hybrid (weighted 0.3/0.7, default)', {}],
+  // {}: the model's default, 0.3/0.7, or its MODEL_FUSION weights (the tuned model: 0.2/0.8).
+  ['hybrid (weighted, default: 0.3/0.7; tuned model 0.2/0.8)', {}],
   ['hybrid (RRF k=60, the default before 2026-11-26)', { method: 'rrf' }],
   ['hybrid (RRF k=60, dense ×2)', { method: 'rrf', denseWeight: 2 }],
   ['hybrid (weighted 0.5/0.5)', { method: 'weighted', lexicalWeight: 0.5, denseWeight: 0.5 }],
@@ -122,19 +130,34 @@ async function main(): Promise<void> {
   // --sets metatool,bfcl (default both): a run on one set when the other's vectors are not cached yet.
   const only = process.argv.includes('--sets') ? process.argv[process.argv.indexOf('--sets') + 1]!.toLowerCase().split(',') : ['metatool', 'bfcl'];
   const loaders: Array<[string, () => RetrievalSet]> = [['metatool', () => loadMetaTool(arg('metatool', 2000))], ['bfcl', () => loadBfcl(arg('bfcl', 0))]];
-  const sets = loaders.filter(([n]) => only.includes(n)).map(([, load]) => load()).map((set) => (half ? { ...set, queries: set.queries.filter((_, i) => i % 2 === (half === 'even' ? 0 : 1)) } : set));
+  const split = process.argv.includes('--split') ? (process.argv[process.argv.indexOf('--split') + 1] as Split) : undefined;
+  if (split !== undefined && split !== 'validation' && split !== 'evaluation') throw new Error(`--split takes validation or evaluation, not ${split}`);
+  const splitOf: Record<string, () => Record<Split, Array<{ query: string; gold: string[] }>>> = { MetaTool: metaToolSplits, BFCL: bfclSplits };
+  const sets = loaders
+    .filter(([n]) => only.includes(n))
+    .map(([, load]) => load())
+    .map((set) => (split ? { ...set, queries: splitOf[set.name]!()[split] } : half ? { ...set, queries: set.queries.filter((_, i) => i % 2 === (half === 'even' ? 0 : 1)) } : set));
+  const models = process.argv.includes('--models') ? process.argv[process.argv.indexOf('--models') + 1]!.split(',') : undefined;
+  const sweep = process.argv.includes('--sweep');
+  const learningReplay = !process.argv.includes('--no-learning');
   const rows: Array<Array<string | number>> = [];
   const learnRows: Array<Array<string | number>> = [];
   const json: Record<string, unknown> = {};
-  const endpoint = dense ? await benchEmbeddings() : undefined;
+  const endpoint = dense && !models ? await benchEmbeddings() : undefined;
   try {
     const store = new FileVectorStore();
-    const embedder = endpoint ? new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store) : undefined;
+    const embedders: CachedEmbedder[] = [];
+    if (endpoint) embedders.push(new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store));
+    for (const model of dense ? (models ?? []) : []) {
+      const onnx: Embedder = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2 });
+      embedders.push(new CachedEmbedder(onnx, store));
+    }
     for (const set of sets) {
       const results: Record<string, RetrievalScores> = { 'baseline (BM25 name+description)': runBaseline(set) };
       for (const [label, options] of ablations ? variants : variants.slice(0, 1)) results[label] = runIndex(set, options);
-      let learning: unknown;
-      if (embedder) {
+      const learning: Record<string, unknown> = {};
+      for (const embedder of embedders) {
+        const tag = embedders.length > 1 ? `${embedder.model}: ` : '';
         const index = new ToolSearchIndex();
         index.upsert(set.tools);
         const make = (fusion: FusionOptions, learn = false) => new HybridSearch(index, { embedder, vectors: store, fusion, learning: learn ? {} : false, queryTimeoutMs: 600_000 });
@@ -144,17 +167,19 @@ async function main(): Promise<void> {
         console.error(`${set.name}: tool vectors ${JSON.stringify(sync)} in ${Math.round(performance.now() - t0)} ms`);
         // Queries in large batches first (cached), so the searches below do not embed one by one.
         for (let i = 0; i < set.queries.length; i += 512) await embedder.embed(set.queries.slice(i, i + 512).map((q) => q.query));
-        results['dense (all-MiniLM-L6-v2)'] = await runHybrid(first, set, set.queries, SearchMode.SEARCH_MODE_SEMANTIC);
-        for (const [label, fusion] of fusions) {
+        results[`${tag}dense (${embedder.model})`] = await runHybrid(first, set, set.queries, SearchMode.SEARCH_MODE_SEMANTIC);
+        const swept: Array<[string, FusionOptions]> = sweep ? [0.1, 0.2, 0.3, 0.4, 0.5, 0.6].map((w) => [`hybrid (weighted ${w}/${Math.round((1 - w) * 10) / 10})`, { method: 'weighted', lexicalWeight: w, denseWeight: 1 - w }]) : [];
+        for (const [label, fusion] of [...fusions, ...swept]) {
           const h = make(fusion);
           await h.syncVectors();
-          results[label] = await runHybrid(h, set, set.queries, SearchMode.SEARCH_MODE_HYBRID);
+          results[`${tag}${label}`] = await runHybrid(h, set, set.queries, SearchMode.SEARCH_MODE_HYBRID);
         }
+        if (!learningReplay) continue;
         const split = replaySplit(set);
         for (let i = 0; i < split.history.length; i += 512) await embedder.embed(split.history.slice(i, i + 512).map((q) => q.query));
         const l = await runLearning((learn) => make({}, learn), set, split.history, split.evaluation);
-        learning = { ...l, history: split.history.length, evaluation: split.evaluation.length, how: split.how };
-        for (const [label, s] of [['hybrid', l.without], ['hybrid + learning from use', l.with]] as const) {
+        learning[embedder.model] = { ...l, history: split.history.length, evaluation: split.evaluation.length, how: split.how };
+        for (const [label, s] of [[`${tag}hybrid`, l.without], [`${tag}hybrid + learning from use`, l.with]] as const) {
           learnRows.push([set.name, label, split.how, l.recorded, s.queries, s.r1, s.r5, s.r10, s.ndcg10]);
         }
       }
@@ -163,8 +188,8 @@ async function main(): Promise<void> {
     }
     console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'R@5 of 5 hits', 'ms/query'], rows));
     if (learnRows.length) console.log(`\nLearning from use (replay):\n\n${table(['set', 'system', 'split', 'runs recorded', 'scored queries', 'R@1', 'R@5', 'R@10', 'nDCG@10'], learnRows)}`);
-    if (embedder) console.error(`embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
-    const file = writeResult('search-retrieval', { date: new Date().toISOString(), node: process.version, model: embedder?.model, sets: json });
+    for (const embedder of embedders) console.error(`${embedder.model}: embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
+    const file = writeResult(split ? `search-retrieval-${split}` : 'search-retrieval', { date: new Date().toISOString(), node: process.version, models: embedders.map((e) => e.model), split, sets: json });
     console.log(`\n${JSON.stringify(json)}\n\nwritten to ${file}`);
   } finally {
     endpoint?.stop();

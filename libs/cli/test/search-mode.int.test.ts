@@ -1,7 +1,7 @@
 /**
  * Hybrid search that heals itself, seen where a person sees it: a ToolHub whose embeddings
  * endpoint is not up yet answers by keywords and says why (CLI text and --json, GetStatus); the
- * real local embeddings server (scripts/embeddings, all-MiniLM-L6-v2) started afterwards makes it
+ * real local embeddings server (scripts/embeddings, all-MiniLM-L6-v2-toolhub by default) started afterwards makes it
  * hybrid within a minute, with no restart and no catalog change.
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -46,7 +46,7 @@ it('answers by keywords and says why while the embeddings server is down, then t
     const s = await getStatus(hub.address);
     return s.search?.lastError && s.search.nextRetryUnixMs > 0 ? s : undefined;
   }, { timeoutMs: 30_000, message: 'the first failed attempt at embedding the tools' });
-  expect(down.search).toMatchObject({ reported: true, defaultMode: SearchMode.SEARCH_MODE_HYBRID, effectiveMode: SearchMode.SEARCH_MODE_LEXICAL, toolsEmbedded: 0, embeddingsModel: 'all-MiniLM-L6-v2' });
+  expect(down.search).toMatchObject({ reported: true, defaultMode: SearchMode.SEARCH_MODE_HYBRID, effectiveMode: SearchMode.SEARCH_MODE_LEXICAL, toolsEmbedded: 0, embeddingsModel: 'all-MiniLM-L6-v2-toolhub' });
   expect(down.search!.tools).toBeGreaterThan(10);
   expect(down.search!.lastError).toContain(`127.0.0.1:${port}`);
   expect(down.search!.note).toMatch(/^Lexical until tools have vectors .* Retrying in \d+ s; no restart needed\.$/);
@@ -67,7 +67,7 @@ it('answers by keywords and says why while the embeddings server is down, then t
   ).catch(async (err: Error) => {
     throw new Error(`${err.message}; status: ${JSON.stringify((await getStatus(hub.address)).search)}`);
   });
-  expect(healed.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2): all ${healed.tools} tools embedded.`);
+  expect(healed.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2-toolhub): all ${healed.tools} tools embedded.`);
   expect(healed.lastError).toBe('');
   expect(Date.now() - started).toBeLessThan(60_000);
 

@@ -1,6 +1,6 @@
 /** The registry's search settings from its configuration (shared by the registry app and the one-process mode). */
 import { zBoolean } from '@toolhub/config';
-import { type Embedder, OnnxEmbeddings, OpenAiEmbeddings } from '@toolhub/search';
+import { DEFAULT_EMBEDDINGS_MODEL, type Embedder, OnnxEmbeddings, OpenAiEmbeddings } from '@toolhub/search';
 import { z } from 'zod';
 
 import type { RegistryOptions } from './registry';
@@ -34,7 +34,7 @@ export function searchConfigFields() {
       schema: z.string().min(1).optional(),
       description: 'Folder of an exported ONNX sentence model (bash scripts/services.sh embeddings-model): hybrid search with embeddings computed in this process (a query in a few ms); wins over TOOLHUB_EMBEDDINGS_URL',
     },
-    embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default('all-MiniLM-L6-v2'), description: 'Embeddings model name sent to the endpoint' },
+    embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default(DEFAULT_EMBEDDINGS_MODEL), description: 'Embeddings model name sent to the endpoint' },
     embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
     searchLearning: { env: 'TOOLHUB_SEARCH_LEARNING', schema: zBoolean().default(true), description: 'Learn from which tool ran after which search (boosts it for similar searches)' },
   } as const;

@@ -38,6 +38,25 @@ export type ResolvedFusionOptions = Required<FusionOptions>;
  */
 export const fusionDefaults: ResolvedFusionOptions = { method: 'weighted', k: 60, lexicalWeight: 0.3, denseWeight: 0.7, depth: 100, semanticMark: 10 };
 
+/**
+ * Weighted-fusion weights tuned for one model, where they differ from {@link fusionDefaults};
+ * they apply when the caller gives no weights and no other method. The model tuned for finding
+ * tools (scripts/embeddings/tuned) ranks well enough alone that dense gets more weight: on the
+ * validation split of bench/search/splits.ts (never the evaluation one), R@5 summed over MetaTool
+ * and BFCL was best at lexical 0.2 (0.869 + 0.929) against 0.3 (0.860 + 0.930) and 0.1 (0.872 +
+ * 0.923); for the base model 0.3 stays best there (0.794 + 0.928 against 0.786 + 0.917 at 0.2).
+ */
+export const MODEL_FUSION: Readonly<Record<string, Pick<FusionOptions, 'lexicalWeight' | 'denseWeight'>>> = {
+  'all-MiniLM-L6-v2-toolhub': { lexicalWeight: 0.2, denseWeight: 0.8 },
+};
+
+/** `options` with the weights tuned for `model` (see {@link MODEL_FUSION}) where they give none. */
+export function fusionForModel(model: string | undefined, options: FusionOptions = {}): FusionOptions {
+  const tuned = model === undefined ? undefined : MODEL_FUSION[model];
+  const free = (options.method ?? 'weighted') === 'weighted' && options.lexicalWeight === undefined && options.denseWeight === undefined;
+  return tuned && free ? { ...options, ...tuned } : options;
+}
+
 /** Weights of RRF when not given: both lists count the same (the published form). */
 const RRF_WEIGHT = 1;
 

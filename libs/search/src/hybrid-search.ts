@@ -11,7 +11,7 @@ import { DenseIndex } from './dense-index';
 import { type Embedder, isEmbeddingsError } from './embeddings/embedder';
 import { embeddingKey } from './embeddings/key';
 import { QueryFirstGate } from './embeddings/query-first-gate';
-import { denseOnly, type FusionOptions, fuse, type ResolvedFusionOptions, withFusionDefaults } from './fusion';
+import { denseOnly, type FusionOptions, fuse, fusionForModel, type ResolvedFusionOptions, withFusionDefaults } from './fusion';
 import { checkRequest, type ToolSearchRequest } from './request';
 import type { RankHooks, ToolSearchIndex } from './tool-search-index';
 import { type LearnedObservation, type LearningRun, UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type WeightedUse } from './usage-memory';
@@ -55,7 +55,10 @@ export interface HybridSearchOptions {
   /** Vectors survive restarts here; without it, they are kept in memory only. */
   vectors?: VectorStore;
   logger?: SearchLogger;
-  /** How each query's lexical and dense rankings are fused. @default weighted, 0.3 lexical + 0.7 dense (see fusionDefaults) */
+  /**
+   * How each query's lexical and dense rankings are fused. @default weighted, 0.3 lexical + 0.7
+   * dense (see fusionDefaults), or the weights tuned for the embedder's model (MODEL_FUSION)
+   */
   fusion?: FusionOptions;
   /** Deadline of the query-embedding call of a search, in ms (no retry: the agent is waiting). @default 2000 */
   queryTimeoutMs?: number;
@@ -146,7 +149,7 @@ export class HybridSearch {
     readonly index: ToolSearchIndex,
     private readonly options: HybridSearchOptions = {},
   ) {
-    this.fusion = withFusionDefaults(options.fusion);
+    this.fusion = withFusionDefaults(fusionForModel(options.embedder?.model, options.fusion));
     this.log = options.logger ?? silent;
     this.usage = options.learning === false ? undefined : new UsageMemory(options.learning ?? {});
   }

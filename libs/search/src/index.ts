@@ -8,9 +8,9 @@
 export { ToolSearchIndex, type IndexChange, type RankedTool, type RankHooks } from './tool-search-index';
 export { HybridSearch, type HybridSearchOptions, type HybridSearchRequest, type LearningReport, type SearchLogger, type SearchStatusReport, type VectorStore, type VectorSyncReport } from './hybrid-search';
 export { DenseIndex } from './dense-index';
-export { type FusionOptions, fusionDefaults, fuse, withFusionDefaults } from './fusion';
+export { type FusionOptions, fusionDefaults, fusionForModel, fuse, MODEL_FUSION, withFusionDefaults } from './fusion';
 export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedObservation, type LearnedUse, type LearningRun, type WeightedUse } from './usage-memory';
-export { type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
+export { DEFAULT_EMBEDDINGS_MODEL, type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
 export { OnnxEmbeddings, type OnnxEmbeddingsOptions } from './embeddings/onnx-embeddings';
 export { embeddingKey } from './embeddings/key';

@@ -48,11 +48,14 @@ export interface LocalEmbeddingsServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server (port 0 = a free one) and resolves once its model is loaded and it listens. */
-export async function startLocalEmbeddings(port = 0): Promise<LocalEmbeddingsServer> {
+/**
+ * Starts the server (port 0 = a free one) and resolves once its model is loaded and it listens.
+ * `model`: `all-MiniLM-L6-v2` for the base model; the server's default is the tuned one.
+ */
+export async function startLocalEmbeddings(port = 0, model?: string): Promise<LocalEmbeddingsServer> {
   const py = embeddingsPython();
   const portFile = join(tmpdir(), `toolhub-embeddings-test-${process.pid}-${Date.now()}.port`);
-  const child: ChildProcess = spawn(py, [join(REPO_ROOT, 'scripts/embeddings/server.py'), '--port', String(port), '--port-file', portFile, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child: ChildProcess = spawn(py, [join(REPO_ROOT, 'scripts/embeddings/server.py'), '--port', String(port), '--port-file', portFile, '--quiet', ...(model ? ['--model', model] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));

@@ -1,4 +1,4 @@
-import { fuse, fusionDefaults, HybridSearch, isSearchError, type RankedTool, ToolSearchIndex, withFusionDefaults } from '@toolhub/search';
+import { fuse, fusionDefaults, fusionForModel, HybridSearch, isSearchError, type RankedTool, ToolSearchIndex, withFusionDefaults } from '@toolhub/search';
 
 const lexical = (...hits: Array<[string, number]>): RankedTool[] => hits.map(([id, score]) => ({ id, score }));
 const order = (ranked: readonly RankedTool[]) => ranked.map((r) => r.id);
@@ -40,6 +40,16 @@ describe('fusion', () => {
     expect(withFusionDefaults({ method: 'rrf' })).toMatchObject({ method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 });
     expect(withFusionDefaults({ method: 'rrf', denseWeight: 2 })).toMatchObject({ lexicalWeight: 1, denseWeight: 2 });
     expect(withFusionDefaults({ lexicalWeight: 0.5, denseWeight: undefined })).toMatchObject({ method: 'weighted', lexicalWeight: 0.5, denseWeight: 0.7 });
+  });
+
+  it("uses the weights tuned for the embedder's model unless the caller gives weights or another method", () => {
+    const tuned = 'all-MiniLM-L6-v2-toolhub';
+    expect(withFusionDefaults(fusionForModel(tuned))).toMatchObject({ method: 'weighted', lexicalWeight: 0.2, denseWeight: 0.8 });
+    expect(withFusionDefaults(fusionForModel('all-MiniLM-L6-v2'))).toEqual(fusionDefaults);
+    expect(withFusionDefaults(fusionForModel(undefined))).toEqual(fusionDefaults);
+    expect(withFusionDefaults(fusionForModel(tuned, { lexicalWeight: 0.5 }))).toMatchObject({ lexicalWeight: 0.5, denseWeight: 0.7 });
+    expect(withFusionDefaults(fusionForModel(tuned, { method: 'rrf' }))).toMatchObject({ method: 'rrf', lexicalWeight: 1, denseWeight: 1 });
+    expect(withFusionDefaults(fusionForModel(tuned, { depth: 50 }))).toMatchObject({ lexicalWeight: 0.2, denseWeight: 0.8, depth: 50 });
   });
 
   it('rejects options out of range, naming the field, when the hybrid search is built', () => {

@@ -170,7 +170,7 @@ describe('HybridSearch', () => {
     await waitFor(() => search.status().embedded === catalog().length + 1, { message: 'every tool embedded once the endpoint answers' });
     const up = search.status();
     expect(up).toMatchObject({ effectiveMode: SearchMode.SEARCH_MODE_HYBRID, lastError: '', nextRetryUnixMs: 0 });
-    expect(up.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2): all ${catalog().length + 1} tools embedded.`);
+    expect(up.note).toBe(`Hybrid (keywords + all-MiniLM-L6-v2-toolhub): all ${catalog().length + 1} tools embedded.`);
     expect((await search.search({ queries: ['send email'] })).mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
     search.close();
   });

@@ -73,6 +73,6 @@ describe('in-process embeddings (ONNX)', () => {
 
   it('refuses a folder that holds another model than the one configured', async () => {
     const other = new OnnxEmbeddings({ modelDir: exportedModelDir(), model: 'bge-small-en' });
-    await expect(other.embed(['x'])).rejects.toThrow(/holds the model "all-MiniLM-L6-v2", but "bge-small-en" is configured/);
+    await expect(other.embed(['x'])).rejects.toThrow(/holds the model "all-MiniLM-L6-v2-toolhub", but "bge-small-en" is configured/);
   });
 });

@@ -62,3 +62,10 @@ export function normalize(v: Float32Array): Float32Array {
   for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
   return out;
 }
+
+/**
+ * The model ToolHub asks for when none is configured: all-MiniLM-L6-v2 tuned for finding tools
+ * (scripts/embeddings/tuned; the local server and the ONNX export serve it by default). The base
+ * model, `all-MiniLM-L6-v2`, stays selectable (TOOLHUB_EMBEDDINGS_MODEL).
+ */
+export const DEFAULT_EMBEDDINGS_MODEL = 'all-MiniLM-L6-v2-toolhub';

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 
 import type * as OnnxRuntime from 'onnxruntime-node';
 
-import { type EmbedOptions, type Embedder, EmbeddingsError } from './embedder';
+import { DEFAULT_EMBEDDINGS_MODEL, type EmbedOptions, type Embedder, EmbeddingsError } from './embedder';
 
 /** Options of {@link OnnxEmbeddings}. */
 export interface OnnxEmbeddingsOptions {
   /** Folder written by export_onnx.py: model.onnx, tokenizer.json, tokenizer_config.json, toolhub-model.json. */
   modelDir: string;
-  /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default 'all-MiniLM-L6-v2' */
+  /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default DEFAULT_EMBEDDINGS_MODEL ('all-MiniLM-L6-v2-toolhub') */
   model?: string;
   /** Texts per run when embedding tools (sorted by length, so little padding). @default 16 */
   batchSize?: number;
@@ -50,7 +50,7 @@ export class OnnxEmbeddings implements Embedder {
   private loading: Promise<Loaded> | undefined;
 
   constructor(private readonly options: OnnxEmbeddingsOptions) {
-    this.model = options.model || 'all-MiniLM-L6-v2';
+    this.model = options.model || DEFAULT_EMBEDDINGS_MODEL;
   }
 
   /** Loads the model now (start-up), so the first query does not pay for it. */

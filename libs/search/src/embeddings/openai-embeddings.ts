@@ -3,13 +3,13 @@
  * LiteLLM and the local server of scripts/embeddings all work: batching, a timeout per request,
  * retries with backoff for transient failures, and strict checks of what comes back.
  */
-import { type EmbedOptions, type Embedder, EmbeddingsError, normalize } from './embedder';
+import { DEFAULT_EMBEDDINGS_MODEL, type EmbedOptions, type Embedder, EmbeddingsError, normalize } from './embedder';
 
 /** Options of {@link OpenAiEmbeddings}. */
 export interface OpenAiEmbeddingsOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8089/v1` (`/embeddings` is appended). */
   url: string;
-  /** Model name sent in each request. @default 'all-MiniLM-L6-v2' */
+  /** Model name sent in each request. @default DEFAULT_EMBEDDINGS_MODEL ('all-MiniLM-L6-v2-toolhub') */
   model?: string;
   /** Bearer token, if the endpoint wants one. Never logged. @default '' */
   apiKey?: string;
@@ -38,7 +38,7 @@ export class OpenAiEmbeddings implements Embedder {
   constructor(options: OpenAiEmbeddingsOptions) {
     if (!/^https?:\/\//.test(options.url)) throw new EmbeddingsError('bad_response', `The embeddings URL must start with http:// or https://; got ${JSON.stringify(options.url)}.`, { retryable: false });
     this.endpoint = `${options.url.replace(/\/+$/, '')}/embeddings`;
-    this.model = options.model || 'all-MiniLM-L6-v2';
+    this.model = options.model || DEFAULT_EMBEDDINGS_MODEL;
     this.o = {
       apiKey: options.apiKey ?? '',
       batchSize: Math.max(1, options.batchSize ?? 64),
