@@ -5,6 +5,7 @@ import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { connectMongoRunStore } from '@toolhub/run-store/mongo';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
     });
     cache = new TieredCache(redis);
   }
+  // Async runs: records in MongoDB, queued on the JetStream work queue (any replica works any run).
+  const runStore = config.mongoUrl ? await connectMongoRunStore({ url: config.mongoUrl, dbName: config.mongoDb }) : undefined;
   const running = await startDispatcher(bus, {
     dispatcher: {
       maxMessageBytes: config.maxMessageBytes,
@@ -69,8 +72,14 @@ async function main(): Promise<void> {
       ready: () => ops.readiness.state.ready,
       maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
     },
-    deps: { grants: security.grants, cache, logger: log },
+    deps: {
+      grants: security.grants,
+      cache,
+      logger: log,
+      asyncRuns: runStore && { store: runStore, queue: 'jetstream', concurrency: config.runConcurrency, retentionMs: config.runRetentionMs, ackWaitMs: config.runAckWaitMs },
+    },
   });
+  if (!runStore) log.info({}, 'async runs off (no MONGO_URL): StartRun and the other run methods answer FAILED_PRECONDITION');
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
   registerDispatcherMetrics(ops.registry, running.dispatcher);
   const door = await startMcpDoor(running.dispatcher, config, log);

@@ -51,6 +51,22 @@ export {
   RunToolsRequest,
   RunToolsResponse,
 } from './gen/toolhub/v1/agent';
+// Async runs (StartRun, GetRun, WatchRun, CancelRun, ListRuns).
+export {
+  RunState,
+  RunInfo,
+  RunProgressInfo,
+  StartRunRequest,
+  StartRunResponse,
+  GetRunRequest,
+  GetRunResponse,
+  WatchRunRequest,
+  WatchRunResponse,
+  CancelRunRequest,
+  CancelRunResponse,
+  ListRunsRequest,
+  ListRunsResponse,
+} from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,
   AdapterListResponse,
@@ -156,6 +172,7 @@ export {
   parseEventSubject,
   ackSubject,
 } from './subjects';
+export { RUNS_STREAM, RUNS_QUEUE_SUBJECT, RUNS_UPDATES_SUBJECT, RUNS_CANCEL_SUBJECT, runOwnerSubject } from './run-subjects';
 export {
   type ProviderBinding,
   bindProvider,

@@ -39,6 +39,10 @@ import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
 import { RunPipeline } from './run-pipeline';
 import { type ArgumentsValidator, defaultValidator } from './validator';
+import { AsyncRuns } from './runs/async-runs';
+import { RunStats } from './runs/run-stats';
+import { JetStreamRunQueue, LocalRunQueue } from './runs/run-queue';
+import type { RunStore } from '@toolhub/run-store';
 
 export { type ArgumentsValidator, mapArgumentsByName } from './validator';
 
@@ -54,6 +58,22 @@ export interface DispatcherDeps {
    * case for the local principal, whatever the grants).
    */
   grants?: Grants;
+  /** Async runs (StartRun and the rest). @default off: those methods answer FAILED_PRECONDITION */
+  asyncRuns?: AsyncRunsConfig;
+}
+
+/** How a dispatcher keeps and works async runs. */
+export interface AsyncRunsConfig {
+  /** Where run records live: the embedded file (one process) or MongoDB (replicas). */
+  store: RunStore;
+  /** `local`: the store is the queue (one process); `jetstream`: the bus's work-queue stream, shared by replicas. */
+  queue: 'local' | 'jetstream';
+  /** Runs this dispatcher works at once. @default 8 */
+  concurrency?: number;
+  /** How long an ended run (and its result) is kept. @default 24 h */
+  retentionMs?: number;
+  /** JetStream: how long a run whose worker died waits before another replica takes it. @default 10000 */
+  ackWaitMs?: number;
 }
 
 const silent: SdkLogger = { info() {}, warn() {}, error() {} };
@@ -77,6 +97,10 @@ export class Dispatcher {
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
   private probe: ReplicaProbe | undefined;
+  /** Async runs, when configured (see {@link AsyncRunsConfig}). */
+  asyncRuns: AsyncRuns | undefined;
+  /** Queue wait, run time and retries of async runs. */
+  readonly runStats = new RunStats();
 
   private constructor(
     readonly bus: Bus,
@@ -155,6 +179,29 @@ export class Dispatcher {
         onBusLost: (failed, detail) => dispatcher.log.warn({ failed, detail }, 'NATS connection lost; failed the runs in flight'),
         onUnacknowledged: (provider, failed) => dispatcher.log.warn({ provider, failed }, 'no adapter replica acknowledged runs within 3 s; failed them (a frozen replica?)'),
       });
+    }
+    const runs = deps.asyncRuns;
+    if (runs) {
+      const concurrency = runs.concurrency ?? 8;
+      const queue =
+        runs.queue === 'local'
+          ? new LocalRunQueue(runs.store, concurrency)
+          : new JetStreamRunQueue(bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: resolved.maxRunTimeoutMs + 60_000 });
+      dispatcher.asyncRuns = await AsyncRuns.start(
+        {
+          store: runs.store,
+          queue,
+          bus,
+          pipeline: dispatcher.runs,
+          catalog: dispatcher.catalog,
+          log: dispatcher.log,
+          maxArgumentDepth: resolved.maxArgumentDepth,
+          retryBaseMs: resolved.retryBaseMs,
+          retryMaxMs: resolved.retryMaxMs,
+          onAttempt: (s) => dispatcher.runStats.observe(s),
+        },
+        { retentionMs: runs.retentionMs },
+      );
     }
     return dispatcher;
   }
@@ -245,6 +292,8 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
+    // First: running async runs are handed back (another replica, or the next start, takes them).
+    await this.asyncRuns?.close();
     this.probe?.close();
     await this.callEvents.close();
     await this.metadata.close();

@@ -11,6 +11,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { callViewedAs, describeAccess } from './access';
 import { runBatch } from './batch-run';
 import type { Dispatcher } from './dispatcher';
+import { asyncRunHandlers } from './runs/runs-grpc';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
@@ -88,6 +89,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     runTools: unary('toolhub.v1.ToolHub/RunTools', (req, call) => runBatch(dispatcher, req as never, call, dispatcher.options.maxConcurrentPerCaller), auth),
     // Operators and admins only: it names every principal and rule (never a secret).
     getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
+    // Async runs: each run readable by the principal that started it only (see runs/async-runs.ts).
+    ...asyncRunHandlers(() => dispatcher.asyncRuns, auth),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

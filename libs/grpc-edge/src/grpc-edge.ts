@@ -20,8 +20,8 @@ import { abortReason } from './call-aborts';
 import { callerTraceHeaders, metadataGetter, tracerProviderRegistered } from './tracing';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
-const DECODE_ERROR = Symbol('toolhub.decodeError');
-type Decoded<T> = T | { [DECODE_ERROR]: ToolHubError };
+export const DECODE_ERROR = Symbol('toolhub.decodeError');
+export type Decoded<T> = T | { [DECODE_ERROR]: ToolHubError };
 
 const tracer = trace.getTracer('@toolhub/grpc-edge');
 
@@ -176,7 +176,7 @@ function admit(principal: Principal, method: string, roles: readonly Role[] | un
 }
 
 /** The principal of a call, or the UNAUTHENTICATED / PERMISSION_DENIED error. Sync when it can be (API keys, cached JWTs). */
-function principalFor(call: ServerUnaryCall<unknown, unknown>, method: string, auth: EdgeAuth | undefined): Principal | Promise<Principal> {
+export function principalFor(call: ServerUnaryCall<unknown, unknown>, method: string, auth: EdgeAuth | undefined): Principal | Promise<Principal> {
   if (!auth?.authenticator.enabled) return LOCAL_PRINCIPAL;
   const p = auth.authenticator.authenticate(credentialsOf(call));
   return p instanceof Promise ? p.then((x) => admit(x, method, auth.roles)) : admit(p, method, auth.roles);

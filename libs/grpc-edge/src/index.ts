@@ -1,5 +1,6 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, type EdgeAuth, type GuardOptions, guardedServiceDefinition, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
+export { serverStream } from './server-stream';
 export { abortedByDeadline, abortReason, CallAbortedError, deadlineSlackMs } from './call-aborts';
 export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
