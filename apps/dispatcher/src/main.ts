@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     },
   });
   if (!runStore) log.info({}, 'async runs off (no MONGO_URL): StartRun and the other run methods answer FAILED_PRECONDITION');
+  else log.info({ instance: running.dispatcher.asyncRuns?.instanceId, concurrency: config.runConcurrency }, 'async runs on: records in MongoDB, queue on JetStream (TOOLHUB_RUNS)');
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
   registerDispatcherMetrics(ops.registry, running.dispatcher);
   const door = await startMcpDoor(running.dispatcher, config, log);
