@@ -72,8 +72,9 @@ describe('async runs through real NATS and MongoDB, two dispatcher replicas', ()
       TOOLHUB_AUTH_API_KEYS: join(dir, 'keys.json'),
       TOOLHUB_CONSOLE_PORT: '0',
     });
-    const instance = /"instance":"([0-9a-f]+)"/.exec(d.proc.output())?.[1];
-    if (!instance) throw new Error(`dispatcher did not log its async-run instance:\n${d.proc.output()}`);
+    // Async runs come on once the runs database answers (in the background of the start).
+    await waitFor(() => /"instance":"[0-9a-f]+"/.test(d.proc.output()), { timeoutMs: 30_000, message: 'the dispatcher to turn async runs on' });
+    const instance = /"instance":"([0-9a-f]+)"/.exec(d.proc.output())![1]!;
     const entry = { ...d, client: connectClient(d.address), instance };
     dispatchers.push(entry);
     return entry;

@@ -13,7 +13,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID, RUNS_QUEUE_SUBJECT, RUNS_STREAM } from '@toolhub/contracts';
+import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID, RUNS_QUEUE_WILDCARD, RUNS_STREAM } from '@toolhub/contracts';
 
 import {
   type Bus,
@@ -208,7 +208,8 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
  */
 async function ensureRunsStream(jsm: JetStreamManager, opts: Required<NatsBusOptions>): Promise<void> {
   try {
-    await jsm.streams.info(RUNS_STREAM);
+    const { config } = await jsm.streams.info(RUNS_STREAM);
+    if (!config.subjects.includes(RUNS_QUEUE_WILDCARD)) await jsm.streams.update(RUNS_STREAM, { subjects: [RUNS_QUEUE_WILDCARD] });
     return;
   } catch (err) {
     if (!(err instanceof Error && /stream not found/i.test(err.message))) throw err;
@@ -216,7 +217,7 @@ async function ensureRunsStream(jsm: JetStreamManager, opts: Required<NatsBusOpt
   try {
     await jsm.streams.add({
       name: RUNS_STREAM,
-      subjects: [RUNS_QUEUE_SUBJECT],
+      subjects: [RUNS_QUEUE_WILDCARD],
       storage: opts.streamStorage === 'memory' ? StorageType.Memory : StorageType.File,
       retention: RetentionPolicy.Workqueue,
       discard: DiscardPolicy.Old,

@@ -172,7 +172,7 @@ export {
   parseEventSubject,
   ackSubject,
 } from './subjects';
-export { RUNS_STREAM, RUNS_QUEUE_SUBJECT, RUNS_UPDATES_SUBJECT, RUNS_CANCEL_SUBJECT, runOwnerSubject } from './run-subjects';
+export { RUNS_STREAM, RUNS_QUEUE_WILDCARD, runsQueueSubject, RUNS_UPDATES_SUBJECT, RUNS_CANCEL_SUBJECT, runOwnerSubject } from './run-subjects';
 export {
   type ProviderBinding,
   bindProvider,

@@ -7,8 +7,18 @@ import { SUBJECT_ROOT } from './subjects';
 /** Name of the JetStream work-queue stream holding queued runs (one message per run, its id). */
 export const RUNS_STREAM = 'TOOLHUB_RUNS';
 
-/** `toolhub.v1.runs.queue`: the one subject of {@link RUNS_STREAM}. */
-export const RUNS_QUEUE_SUBJECT = `${SUBJECT_ROOT}.runs.queue`;
+/** Every queue of {@link RUNS_STREAM}: `toolhub.v1.runs.queue.>`. */
+export const RUNS_QUEUE_WILDCARD = `${SUBJECT_ROOT}.runs.queue.>`;
+
+/**
+ * `toolhub.v1.runs.queue.<queue>`: the queue of the dispatchers sharing one run store (`queue` is
+ * derived from the store's address), so dispatchers of another store on the same NATS never take
+ * runs whose records they cannot read.
+ */
+export function runsQueueSubject(queue: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queue)) throw new Error(`runsQueueSubject: queue ${JSON.stringify(queue)} is not a subject token`);
+  return `${SUBJECT_ROOT}.runs.queue.${queue}`;
+}
 
 /**
  * `toolhub.v1.runs.updates`: fan-out (core NATS, not stored) of every change of a run (a

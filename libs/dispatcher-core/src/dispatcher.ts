@@ -74,6 +74,12 @@ export interface AsyncRunsConfig {
   retentionMs?: number;
   /** JetStream: how long a run whose worker died waits before another replica takes it. @default 10000 */
   ackWaitMs?: number;
+  /**
+   * JetStream: the queue of the dispatchers sharing this store (a subject token; derive it from
+   * the store's address), so dispatchers of another store on the same NATS never take its runs.
+   * @default 'default'
+   */
+  queueName?: string;
 }
 
 const silent: SdkLogger = { info() {}, warn() {}, error() {} };
@@ -180,30 +186,39 @@ export class Dispatcher {
         onUnacknowledged: (provider, failed) => dispatcher.log.warn({ provider, failed }, 'no adapter replica acknowledged runs within 3 s; failed them (a frozen replica?)'),
       });
     }
-    const runs = deps.asyncRuns;
-    if (runs) {
-      const concurrency = runs.concurrency ?? 8;
-      const queue =
-        runs.queue === 'local'
-          ? new LocalRunQueue(runs.store, concurrency)
-          : new JetStreamRunQueue(bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: resolved.maxRunTimeoutMs + 60_000 });
-      dispatcher.asyncRuns = await AsyncRuns.start(
-        {
-          store: runs.store,
-          queue,
-          bus,
-          pipeline: dispatcher.runs,
-          catalog: dispatcher.catalog,
-          log: dispatcher.log,
-          maxArgumentDepth: resolved.maxArgumentDepth,
-          retryBaseMs: resolved.retryBaseMs,
-          retryMaxMs: resolved.retryMaxMs,
-          onAttempt: (s) => dispatcher.runStats.observe(s),
-        },
-        { retentionMs: runs.retentionMs },
-      );
-    }
+    if (deps.asyncRuns) await dispatcher.startAsyncRuns(deps.asyncRuns);
     return dispatcher;
+  }
+
+  /**
+   * Turns async runs on (once): their methods answer FAILED_PRECONDITION until then. The dispatcher
+   * app calls it when its runs database answers, so a database down at start delays async runs
+   * without stopping RunTool.
+   */
+  async startAsyncRuns(runs: AsyncRunsConfig): Promise<AsyncRuns> {
+    if (this.asyncRuns) return this.asyncRuns;
+    const resolved = this.options;
+    const concurrency = runs.concurrency ?? 8;
+    const queue =
+      runs.queue === 'local'
+        ? new LocalRunQueue(runs.store, concurrency)
+        : new JetStreamRunQueue(this.bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: resolved.maxRunTimeoutMs + 60_000, queue: runs.queueName ?? 'default' });
+    this.asyncRuns = await AsyncRuns.start(
+      {
+        store: runs.store,
+        queue,
+        bus: this.bus,
+        pipeline: this.runs,
+        catalog: this.catalog,
+        log: this.log,
+        maxArgumentDepth: resolved.maxArgumentDepth,
+        retryBaseMs: resolved.retryBaseMs,
+        retryMaxMs: resolved.retryMaxMs,
+        onAttempt: (s) => this.runStats.observe(s),
+      },
+      { retentionMs: runs.retentionMs },
+    );
+    return this.asyncRuns;
   }
 
   listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {

@@ -5,7 +5,7 @@
 export { type ArgumentsValidator, type AsyncRunsConfig, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
 export { AsyncRuns, type AsyncRunsOptions } from './runs/async-runs';
 export { RunStats, type RunAttemptSample } from './runs/run-stats';
-export { RUN_WORKERS_DURABLE } from './runs/run-queue';
+export { runWorkersDurable } from './runs/run-queue';
 export { asyncRunConfigFields } from './runs/run-config';
 export { CatalogService, type CatalogDeps } from './catalog';
 export { RunPipeline, type RunPipelineDeps } from './run-pipeline';

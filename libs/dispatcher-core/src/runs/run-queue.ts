@@ -4,7 +4,7 @@
  * a JetStream work-queue stream, each message one run id, taken by whichever replica is free).
  */
 import type { Bus, EventConsumer } from '@toolhub/bus';
-import { RUNS_QUEUE_SUBJECT } from '@toolhub/contracts';
+import { runsQueueSubject } from '@toolhub/contracts';
 import type { RunStore } from '@toolhub/run-store';
 
 /**
@@ -100,10 +100,14 @@ export interface JetStreamRunQueueOptions {
   ackWaitMs: number;
   /** Longest a worker keeps renewing (the longest a run can take). */
   maxWorkMs: number;
+  /** The queue of the dispatchers sharing one run store (a subject token; see runsQueueSubject). */
+  queue: string;
 }
 
-/** Name of the durable consumer every dispatcher replica shares. */
-export const RUN_WORKERS_DURABLE = 'toolhub_run_workers';
+/** Name of the durable consumer the dispatcher replicas of one queue share. */
+export function runWorkersDurable(queue: string): string {
+  return `toolhub_run_workers_${queue}`;
+}
 
 /**
  * Dispatcher replicas: runs on the work-queue stream TOOLHUB_RUNS. Each worker is one pull loop
@@ -120,16 +124,16 @@ export class JetStreamRunQueue implements RunQueue {
   ) {}
 
   enqueue(runId: string): Promise<void> {
-    return this.bus.publishEvent(RUNS_QUEUE_SUBJECT, new TextEncoder().encode(runId), { msgId: runId });
+    return this.bus.publishEvent(runsQueueSubject(this.options.queue), new TextEncoder().encode(runId), { msgId: runId });
   }
 
   async start(work: RunWork): Promise<void> {
-    const { concurrency, ackWaitMs, maxWorkMs } = this.options;
+    const { concurrency, ackWaitMs, maxWorkMs, queue } = this.options;
     for (let i = 0; i < concurrency; i++) {
       this.consumers.push(
         await this.bus.consumeEvents({
-          durable: RUN_WORKERS_DURABLE,
-          filterSubjects: [RUNS_QUEUE_SUBJECT],
+          durable: runWorkersDurable(queue),
+          filterSubjects: [runsQueueSubject(queue)],
           maxBatch: 1,
           ackWaitMs,
           maxWorkMs,

@@ -8,7 +8,7 @@ function runsOf(runs: AsyncRuns | undefined): AsyncRuns {
   if (!runs) {
     throw new ToolHubError(
       'failed_precondition',
-      'Async runs are off on this dispatcher: it has no run store (set MONGO_URL on every dispatcher replica, or use the one-process mode). Use RunTool to run the tool now.',
+      'Async runs are not available on this dispatcher: it has no run store (set MONGO_URL on every dispatcher replica, or use the one-process mode), or its runs database has not answered yet. Use RunTool to run the tool now, or retry StartRun later.',
     );
   }
   return runs;
