@@ -172,6 +172,9 @@ describe('async runs (one process, embedded run store)', () => {
     held.get('i1')!();
     await waitFor(async () => (await stateOf(idem.runId)) === RunState.RUN_STATE_SUCCEEDED, { message: 'the idempotent run to succeed' });
     expect((await client.getRun({ runId: idem.runId }, { metadata: as(ALICE) })).run!.attempts).toBe(2);
+    // Statistics (metrics): the new process made one attempt, a retry of a run cut short.
+    expect(running.dispatcher.runStats.retries).toBe(1);
+    expect(running.dispatcher.runStats.ended.get('succeeded')).toBe(1);
     expect(events.filter((e) => e === 'start:n1')).toHaveLength(1);
   });
 
