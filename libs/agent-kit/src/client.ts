@@ -59,6 +59,10 @@ export interface ToolHubApi {
   searchTools(request: Partial<SearchToolsRequest>, options?: CallOptions): Promise<SearchToolsResponse>;
   getPreloadSet(request?: Partial<GetPreloadSetRequest>, options?: CallOptions): Promise<GetPreloadSetResponse>;
   listProviders(options?: CallOptions): Promise<ListProvidersResponse>;
+  /** Async runs (the `tool_start` / `tool_result` meta-tools); optional so older fakes still fit. */
+  startRun?(request: Partial<RunToolRequest>, options?: CallOptions): Promise<StartRunResponse>;
+  getRun?(runId: string, options?: CallOptions): Promise<GetRunResponse>;
+  watchRun?(runId: string, options?: CallOptions): AsyncIterable<WatchRunResponse>;
 }
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
