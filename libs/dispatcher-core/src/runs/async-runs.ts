@@ -229,9 +229,20 @@ export class AsyncRuns {
    * goes away. The first update is the run as stored now.
    */
   async watchRun(req: WatchRunRequest, call: CallContext, send: (update: WatchRunResponse) => void): Promise<void> {
-    let run = await this.owned(req.runId, call);
+    // Listen before reading, so a change made between the read and the listening is not missed;
+    // what arrives before the first update is held and sent after it.
+    const held: WatchRunResponse[] = [];
+    let deliver: ((u: WatchRunResponse) => void) | undefined;
+    const stop = RUN_ID_PATTERN.test(req.runId) ? this.updates.watch(req.runId, (u) => (deliver ? deliver(u) : held.push(u))) : () => undefined;
+    let run: RunRecord;
+    try {
+      run = await this.owned(req.runId, call);
+    } catch (err) {
+      stop();
+      throw err;
+    }
     send({ run: toRunInfo(run), newLogLines: [], final: terminal(run) });
-    if (terminal(run)) return;
+    if (terminal(run)) return void stop();
     let lastRev = run.rev;
     await new Promise<void>((resolve) => {
       let done = false;
@@ -243,28 +254,29 @@ export class AsyncRuns {
         call.signal?.removeEventListener('abort', end);
         resolve();
       };
-      const stop = this.updates.watch(run.id, (u) => {
+      deliver = (u) => {
         if (done) return;
-        send(u);
+        try {
+          send(u);
+        } catch {
+          return end(); // the caller's stream is gone
+        }
         if (u.final) end();
-      });
+      };
       // A missed push (core NATS is at-most-once, or the result was too large to push): the store says.
       const poll = setInterval(() => {
         this.deps.store.get(run.id).then(
           (fresh) => {
             if (done || !fresh || fresh.rev === lastRev) return;
             lastRev = fresh.rev;
-            run = fresh;
-            if (terminal(fresh)) {
-              send({ run: toRunInfo(fresh), newLogLines: [], final: true });
-              end();
-            }
+            deliver?.({ run: toRunInfo(fresh), newLogLines: [], final: terminal(fresh) });
           },
           () => undefined,
         );
       }, this.watchPollMs);
       call.signal?.addEventListener('abort', end, { once: true });
       if (call.signal?.aborted) end();
+      for (const u of held.splice(0)) deliver(u);
     });
   }
 
