@@ -164,7 +164,9 @@ describe('async runs through real NATS and MongoDB, two dispatcher replicas', ()
     const c = await startOne();
     await waitFor(() => c.client.getToolInfo({ provider: PROVIDER, name: 'sleep' }, { metadata: as(ALICE) }).then(() => true, () => false), { timeoutMs: 30_000, message: 'the new dispatcher to see the test provider' });
     await a!.proc.kill('SIGKILL');
-    await waitFor(async () => (await stateOf(c.client, plain.runId)) === RunState.RUN_STATE_UNKNOWN, { timeoutMs: 60_000, message: 'the non-idempotent run to be reported unknown' });
+    await waitFor(async () => (await stateOf(c.client, plain.runId)) === RunState.RUN_STATE_UNKNOWN, { timeoutMs: 60_000, message: 'the non-idempotent run to be reported unknown' }).catch((err: Error) => {
+      throw new Error(`${err.message}; the new dispatcher said:\n${c.proc.output().slice(-6000)}`);
+    });
     const unknown = (await c.client.getRun({ runId: plain.runId }, { metadata: as(ALICE) })).run!;
     expect(unknown.error!.message).toContain('may or may not have run');
     expect(unknown.attempts).toBe(1);

@@ -216,7 +216,8 @@ export class Dispatcher {
         retryMaxMs: resolved.retryMaxMs,
         onAttempt: (s) => this.runStats.observe(s),
       },
-      { retentionMs: runs.retentionMs },
+      // Replicas: runs of a dispatcher that died are also looked for every ack wait (see sweepOrphans).
+      { retentionMs: runs.retentionMs, orphanSweepMs: runs.queue === 'jetstream' ? (runs.ackWaitMs ?? 10_000) : 0 },
     );
     return this.asyncRuns;
   }

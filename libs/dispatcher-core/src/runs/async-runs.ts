@@ -45,6 +45,11 @@ export interface AsyncRunsOptions {
   sweepIntervalMs?: number;
   /** How often a WatchRun stream re-reads the store (in case a pushed update was missed). @default 2000 */
   watchPollMs?: number;
+  /**
+   * How often runs left `running` by a dispatcher that is gone are looked for and taken over
+   * (retried or reported unknown); 0 = never (one process: the restart does it). @default 0
+   */
+  orphanSweepMs?: number;
 }
 
 export interface AsyncRunsDeps {
@@ -69,6 +74,7 @@ export class AsyncRuns {
   private readonly updates: RunUpdates;
   private readonly subs: Array<{ close(): Promise<void> }> = [];
   private sweeper: NodeJS.Timeout | undefined;
+  private orphans: NodeJS.Timeout | undefined;
   private readonly watchPollMs: number;
   /** Counters for metrics and status. */
   readonly counts = { started: 0, deduplicated: 0, cancelled: 0 };
@@ -111,6 +117,21 @@ export class AsyncRuns {
       );
     }, sweep);
     runs.sweeper.unref();
+    if (options.orphanSweepMs) {
+      let sweeping = false;
+      runs.orphans = setInterval(() => {
+        if (sweeping) return;
+        sweeping = true;
+        runs.executor
+          .sweepOrphans()
+          .then(
+            (n) => n > 0 && deps.log.info({ taken: n }, 'took over async runs whose dispatcher is gone'),
+            (err: unknown) => deps.log.warn({ err }, 'could not look for async runs whose dispatcher is gone'),
+          )
+          .finally(() => (sweeping = false));
+      }, options.orphanSweepMs);
+      runs.orphans.unref();
+    }
     return runs;
   }
 
@@ -294,6 +315,7 @@ export class AsyncRuns {
   /** Stops the workers (runs in progress finish), listeners and the sweep; closes the store. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.orphans);
     this.executor.shutdown();
     await this.deps.queue.close();
     await Promise.all(this.subs.splice(0).map((s) => s.close()));
