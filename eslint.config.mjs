@@ -54,7 +54,7 @@ export default tseslint.config(
     // Database drivers live behind the backend entries (@toolhub/store/mongo, /embedded, @toolhub/cache/redis),
     // and only the apps that open a backend import those; a core lib works against the port.
     files: ['libs/**/src/**/*.ts'],
-    ignores: ['libs/store/src/mongo.ts', 'libs/store/src/mongo/**', 'libs/store/src/embedded.ts', 'libs/store/src/embedded/**', 'libs/cache/src/redis-cache.ts', 'libs/test-harness/**'],
+    ignores: ['libs/store/src/mongo.ts', 'libs/store/src/mongo/**', 'libs/store/src/embedded.ts', 'libs/store/src/embedded/**', 'libs/run-store/src/mongo.ts', 'libs/run-store/src/embedded.ts', 'libs/cache/src/redis-cache.ts', 'libs/test-harness/**'],
     rules: {
       'no-restricted-imports': [
         'error',

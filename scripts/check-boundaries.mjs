@@ -12,7 +12,8 @@ const DRIVERS = ['mongodb', '@seald-io/nedb', 'nedb', 'pg'];
 const RULES = [
   // The core works against the Cache port: only the app picks Redis (@toolhub/cache/redis).
   { entry: 'libs/dispatcher-core/src/index.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
-  { entry: 'apps/dispatcher/src/main.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: DRIVERS },
+  // The app reaches MongoDB only through @toolhub/run-store/mongo (async-run records, MONGO_URL).
+  { entry: 'apps/dispatcher/src/main.ts', forbiddenLibs: ['registry-core', 'store', 'search'], forbiddenPackages: DRIVERS.filter((d) => d !== 'mongodb') },
   // Adapters: an adapter team's process carries the SDK and its provider, never the cores or a store.
   { entry: 'libs/adapter-sdk/src/index.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },
   { entry: 'apps/adapter-local/src/main.ts', forbiddenLibs: ['dispatcher-core', 'registry-core', 'store', 'search'], forbiddenPackages: [...DRIVERS, 'ioredis'] },

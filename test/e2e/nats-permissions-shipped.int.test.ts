@@ -28,9 +28,11 @@ import {
   PreloadFormat,
   registrySubject,
   replicaSubject,
+  RunState,
   SearchMode,
 } from '@toolhub/contracts';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
 import { dispatcherReadiness } from '@toolhub/ops';
 import { Registry } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
@@ -225,6 +227,13 @@ describe('the shipped NATS permissions (deploy/nats/toolhub-auth.conf): every cr
     reg.publish(learningSubject('learned'), new Uint8Array());
     await until(() => announced.has('sync') && announced.has('catalog') && learned === 1, 'the re-announcements and the learned pair');
     for (const s of subs) await s.close();
+  });
+
+  it('async runs on the JetStream work queue as the dispatcher user: queued, taken, acknowledged', async () => {
+    const runs = await dispatcher.dispatcher.startAsyncRuns({ store: await openEmbeddedRunStore({ dir: join(dir, 'runs') }), queue: 'jetstream', queueName: 'shipped', ackWaitMs: 2000 });
+    const { run } = await runs.startRun({ call: { provider: 'local', name: 'echo_text', arguments: { text: 'queued' }, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' } }, { deadline: Infinity, requestId: 'async' });
+    await until(async () => (await runs.getRun({ runId: run!.runId }, { deadline: Infinity, requestId: 'get' })).run!.state === RunState.RUN_STATE_SUCCEEDED, 'the async run to succeed');
+    expect((await runs.getRun({ runId: run!.runId }, { deadline: Infinity, requestId: 'get' })).run!.result!.content[0]!.text).toBe('queued');
   });
 
   it('none of the above was refused: every service’s permission-violation count is 0', async () => {

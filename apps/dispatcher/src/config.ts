@@ -5,6 +5,7 @@ import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
+import { asyncRunConfigFields } from '@toolhub/dispatcher-core';
 import { z } from 'zod';
 
 export const dispatcherConfig = defineConfig({
@@ -68,6 +69,19 @@ export const dispatcherConfig = defineConfig({
     schema: zDuration({ min: '100ms', max: '10m' }).default(15_000),
     description: 'An adapter replica silent this long is gone and its in-flight runs fail ("15s"); use at least 3× the adapters\' TOOLHUB_HEARTBEAT_INTERVAL',
   },
+  mongoUrl: {
+    env: 'MONGO_URL',
+    schema: z.string().optional(),
+    description: 'MongoDB (6+) or FerretDB holding async-run records (collection runs), shared by every replica; unset = async runs (StartRun …) off',
+    secret: true,
+  },
+  mongoDb: { env: 'TOOLHUB_MONGO_DB', schema: z.string().min(1).default('toolhub'), description: 'Database of the async-run records' },
+  runAckWaitMs: {
+    env: 'TOOLHUB_RUN_ACK_WAIT',
+    schema: zDuration({ min: '1s', max: '10m' }).default(10_000),
+    description: 'An async run whose dispatcher stopped renewing it (died) for this long is taken by another replica ("10s"): retried if idempotent, else reported unknown',
+  },
+  ...asyncRunConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),

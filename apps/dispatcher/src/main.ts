@@ -4,7 +4,8 @@ import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
 import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
-import { startDispatcher } from '@toolhub/dispatcher-core';
+import { type Dispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { connectMongoRunStore } from '@toolhub/run-store/mongo';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -69,8 +70,16 @@ async function main(): Promise<void> {
       ready: () => ops.readiness.state.ready,
       maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
     },
-    deps: { grants: security.grants, cache, logger: log },
+    deps: {
+      grants: security.grants,
+      cache,
+      logger: log,
+    },
   });
+  // Async runs: records in MongoDB, queued on the JetStream work queue (any replica works any run).
+  // In the background: a runs database down at start delays async runs, never RunTool.
+  const asyncRuns = config.mongoUrl ? startAsyncRuns(running.dispatcher, config, log) : undefined;
+  if (!asyncRuns) log.info({}, 'async runs off (no MONGO_URL): StartRun and the other run methods answer FAILED_PRECONDITION');
   log.info({ address: running.grpc.address, security: security.summary }, `dispatcher listening on ${running.grpc.address}; ${security.summary}`);
   registerDispatcherMetrics(ops.registry, running.dispatcher);
   const door = await startMcpDoor(running.dispatcher, config, log);
@@ -83,6 +92,7 @@ async function main(): Promise<void> {
       drainStep({ ops, delayMs: config.shutdownDelayMs, logger: log, apis: [running.grpc] }),
       { name: 'ops', run: () => ops.close() },
       { name: 'mcp', run: async () => void (await door?.close()) },
+      { name: 'async runs', run: async () => void (await asyncRuns?.stop()) },
       { name: 'grpc', run: () => running.close() },
       { name: 'bus', run: () => bus.close() },
       { name: 'cache', run: () => cache.close() },
@@ -90,6 +100,37 @@ async function main(): Promise<void> {
     ],
     { timeoutMs: config.shutdownDelayMs + 15_000 },
   );
+}
+
+/**
+ * Connects the runs database (retrying every 5 s while it does not answer) and turns async runs on.
+ * The queue is named after the database, so dispatchers of another database on the same NATS never
+ * take these runs.
+ */
+function startAsyncRuns(dispatcher: Dispatcher, config: ReturnType<typeof dispatcherConfig.load>, log: ReturnType<typeof createLogger>): { stop(): Promise<void> } {
+  let stopped = false;
+  const url = config.mongoUrl!;
+  const queueName = createHash('sha256').update(`${url.replace(/\/\/[^@/]*@/, '//')}|${config.mongoDb}`).digest('hex').slice(0, 12);
+  const started = (async () => {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        const store = await connectMongoRunStore({ url, dbName: config.mongoDb });
+        if (stopped) return void (await store.close());
+        const runs = await dispatcher.startAsyncRuns({ store, queue: 'jetstream', queueName, concurrency: config.runConcurrency, retentionMs: config.runRetentionMs, ackWaitMs: config.runAckWaitMs });
+        log.info({ instance: runs.instanceId, queue: queueName, concurrency: config.runConcurrency }, 'async runs on: records in MongoDB, queue on JetStream (TOOLHUB_RUNS)');
+        return;
+      } catch (err) {
+        log.warn({ err, attempt }, 'async runs not available yet: the runs database (MONGO_URL) did not answer; retrying in 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 5000).unref());
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    },
+  };
 }
 
 main().catch((err: unknown) => {

@@ -3,6 +3,7 @@ import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
+import { asyncRunConfigFields } from '@toolhub/dispatcher-core';
 import { authConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
 import { consoleConfigFields } from '@toolhub/console';
@@ -27,6 +28,7 @@ export const toolhubConfig = defineConfig({
   },
   ...searchConfigFields(),
   ...statsConfigFields(),
+  ...asyncRunConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),

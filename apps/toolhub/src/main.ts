@@ -16,6 +16,7 @@ import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@to
 import { dispatcherReadiness, drainStep, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
+import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
 import { createLogger, initTelemetry } from '@toolhub/telemetry';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -106,7 +107,13 @@ async function main(): Promise<void> {
     providers.push(`${cloud.provider} (${(await cloud.catalog()).length} tools from OpenAPI)`);
   }
 
-  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
+  // Async runs: records in <data>/runs/runs.db, which is also their queue (runs left by a stopped
+  // process are taken again at start).
+  const runStore = await openEmbeddedRunStore({ dir: join(dataDir, 'runs'), compactionIntervalMs: ONE_PROCESS_BOUNDS.compactionIntervalMs });
+  const running = await startDispatcher(bus, {
+    grpc: { host: config.grpcHost, port: config.grpcPort, ...edge },
+    deps: { logger: log, grants: security.grants, asyncRuns: { store: runStore, queue: 'local', concurrency: config.runConcurrency, retentionMs: config.runRetentionMs } },
+  });
   const address = running.grpc.address;
   const door = await startMcpDoor(running.dispatcher, config, log);
   const web = config.console

@@ -29,6 +29,12 @@ import {
   type SearchToolsRequest,
   type SearchToolsResponse,
   ToolHubClient,
+  type CancelRunResponse,
+  type GetRunResponse,
+  type ListRunsRequest,
+  type ListRunsResponse,
+  type StartRunResponse,
+  type WatchRunResponse,
 } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
@@ -64,6 +70,10 @@ export interface ToolHubApi {
   searchTools(request: Partial<SearchToolsRequest>, options?: CallOptions): Promise<SearchToolsResponse>;
   getPreloadSet(request?: Partial<GetPreloadSetRequest>, options?: CallOptions): Promise<GetPreloadSetResponse>;
   listProviders(options?: CallOptions): Promise<ListProvidersResponse>;
+  /** Async runs (the `tool_start` / `tool_result` meta-tools); optional so older fakes still fit. */
+  startRun?(request: Partial<RunToolRequest>, options?: CallOptions): Promise<StartRunResponse>;
+  getRun?(runId: string, options?: CallOptions): Promise<GetRunResponse>;
+  watchRun?(runId: string, options?: CallOptions): AsyncIterable<WatchRunResponse>;
 }
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
@@ -232,6 +242,63 @@ export class ToolHubAgentClient implements ToolHubApi {
       searchId: request.searchId ?? '',
     };
     return this.call('RunTools', this.raw.runTools.bind(this.raw) as RawUnary<RunToolsRequest, RunToolsResponse>, req, this.options.runDeadlineMs, options);
+  }
+
+  /**
+   * Starts an async run (StartRun): answers at once with the run's id and state; follow it with
+   * getRun, watchRun or cancelRun. Without an idempotency key the call gets a fresh one
+   * (autoIdempotencyKey), so a retried StartRun returns the same run instead of starting another.
+   */
+  startRun(request: Partial<RunToolRequest>, options?: CallOptions): Promise<StartRunResponse> {
+    const call: RunToolRequest = {
+      provider: request.provider ?? '',
+      name: request.name ?? '',
+      arguments: request.arguments ?? {},
+      timeoutMs: request.timeoutMs ?? 0,
+      idempotencyKey: request.idempotencyKey || (this.options.autoIdempotencyKey ? randomUUID() : ''),
+      expectedVersion: request.expectedVersion ?? '',
+      caller: request.caller || this.options.caller,
+      searchId: request.searchId ?? '',
+    };
+    return this.call('StartRun', this.raw.startRun.bind(this.raw) as RawUnary<{ call: RunToolRequest }, StartRunResponse>, { call }, this.options.deadlineMs, options);
+  }
+
+  /** An async run's state, progress, log tail and, once it ended, its result or error. */
+  getRun(runId: string, options?: CallOptions): Promise<GetRunResponse> {
+    return this.call('GetRun', this.raw.getRun.bind(this.raw) as RawUnary<{ runId: string }, GetRunResponse>, { runId }, this.options.deadlineMs, options);
+  }
+
+  /** Cancels a queued run, or asks the worker running it to stop (the adapter is told to abort). */
+  cancelRun(runId: string, reason = '', options?: CallOptions): Promise<CancelRunResponse> {
+    return this.call('CancelRun', this.raw.cancelRun.bind(this.raw) as RawUnary<{ runId: string; reason: string }, CancelRunResponse>, { runId, reason }, this.options.deadlineMs, options);
+  }
+
+  /** The caller's own runs, newest first, one page. */
+  listRuns(request: Partial<ListRunsRequest> = {}, options?: CallOptions): Promise<ListRunsResponse> {
+    const req: ListRunsRequest = { pageSize: request.pageSize ?? 0, pageToken: request.pageToken ?? '', state: request.state ?? 0 };
+    return this.call('ListRuns', this.raw.listRuns.bind(this.raw) as RawUnary<ListRunsRequest, ListRunsResponse>, req, this.options.deadlineMs, options);
+  }
+
+  /**
+   * The updates of a run (WatchRun) as they come, until the last one (`final`). The deadline is
+   * `options.deadlineMs`, else runDeadlineMs; not retried (watch again: the first update is the
+   * run as it is then).
+   * @throws ToolHubCallError (e.g. not_found for a run that is not the caller's)
+   */
+  async *watchRun(runId: string, options: CallOptions = {}): AsyncGenerator<WatchRunResponse> {
+    if (this.closed) throw new AgentKitError('closed', 'WatchRun called after close().');
+    const deadlineMs = options.deadlineMs ?? this.options.runDeadlineMs;
+    const stream = this.raw.watchRun({ runId }, this.metadataFor(randomUUID(), options), { deadline: new Date(Date.now() + deadlineMs) });
+    const onAbort = (): void => stream.cancel();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const update of stream) yield update as WatchRunResponse;
+    } catch (err) {
+      throw this.toCallError('WatchRun', err as ServiceError, errorInfoOf(err as ServiceError), 1, deadlineMs);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      stream.cancel();
+    }
   }
 
   /** Ranked keyword search; several queries in one call. */

@@ -5,11 +5,12 @@
  * so the agent loop can hand every result straight back to the model.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { parseToolId, RunStatus, toolId, toToolHubError } from '@toolhub/contracts';
+import { parseToolId, type RunInfo, RunStatus, toolId, toToolHubError } from '@toolhub/contracts';
 
 import type { CallOptions, ToolHubApi } from './client';
 import { findToolHubCallError } from './errors';
 import { formatFailure, formatInfo, formatListing, formatRun, formatSearch, truncate } from './format-result';
+import { formatRunResult, formatRunStarted, isEnded } from './format-run-info';
 import type { LoadedTools } from './loaded-tools';
 import { isMetaToolName, META_TOOL_NAMES } from './meta-tools';
 import { SearchMemory, type SearchMemoryOptions } from './search-memory';
@@ -118,6 +119,10 @@ export class ToolCallExecutor {
           return await this.run(this.refOf(args, 'tool_run'), this.runArguments(args), optionalInt(args, 'timeout_ms'), callOptions);
         case 'tool_search':
           return await this.search(args, callOptions);
+        case 'tool_start':
+          return await this.startRun(this.refOf(args, 'tool_start'), this.runArguments(args), optionalInt(args, 'timeout_ms'), callOptions);
+        case 'tool_result':
+          return await this.runResult(args, callOptions);
         default:
           return await this.direct(name, args, callOptions);
       }
@@ -152,6 +157,38 @@ export class ToolCallExecutor {
       loaded.recordRun(exposed);
     }
     return formatRun(res, id, this.o.maxResultChars);
+  }
+
+  private async startRun(ref: ToolRef, args: Args, timeoutMs: number, co?: CallOptions): Promise<ToolCallResult> {
+    if (!this.api.startRun) throw new CallShapeError('tool_start is not available with this client; use tool_run.');
+    const id = toolId(ref.provider, ref.name);
+    const { run } = await this.api.startRun({ provider: ref.provider, name: ref.name, arguments: args, timeoutMs, searchId: this.searches?.searchIdFor(id) ?? '' }, co);
+    return { content: formatRunStarted(run!), isError: false };
+  }
+
+  private async runResult(args: Args, co?: CallOptions): Promise<ToolCallResult> {
+    const runId = optionalString(args, 'run_id');
+    if (!runId) throw new CallShapeError('"run_id" is required: the run_id tool_start answered, e.g. {"run_id":"run_…","wait_s":30}.');
+    if (!this.api.getRun) throw new CallShapeError('tool_result is not available with this client.');
+    const waitS = Math.min(Math.max(optionalInt(args, 'wait_s'), 0), 60);
+    let run: RunInfo | undefined;
+    if (waitS > 0 && this.api.watchRun) {
+      // Follow the run until it ends or the wait is over; then read it as it is.
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), waitS * 1000);
+      try {
+        for await (const u of this.api.watchRun(runId, { ...co, deadlineMs: waitS * 1000 + 5000, signal: co?.signal ? AbortSignal.any([co.signal, stop.signal]) : stop.signal })) {
+          run = u.run;
+          if (u.final) break;
+        }
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    if (!run || !isEnded(run)) run = (await this.api.getRun(runId, co)).run;
+    return formatRunResult(run!, this.o.maxResultChars);
   }
 
   private async search(args: Args, co?: CallOptions): Promise<ToolCallResult> {
@@ -198,7 +235,7 @@ export class ToolCallExecutor {
   }
 
   /** provider + name from `{provider, name}`, `{id}`, `{name: "provider:name"}` or `{name: "provider__name"}`. */
-  private refOf(args: Args, meta: 'tool_info' | 'tool_run'): ToolRef {
+  private refOf(args: Args, meta: 'tool_info' | 'tool_run' | 'tool_start'): ToolRef {
     const provider = optionalString(args, 'provider');
     const name = optionalString(args, 'name');
     const id = optionalString(args, 'id');

@@ -24,7 +24,7 @@ export {
   isToolHubCallError,
   hasAgentKitError,
 } from './errors';
-export { META_TOOLS, META_TOOL_NAMES, type MetaToolName, isMetaToolName, type ExposedTool, type JsonObjectSchema } from './meta-tools';
+export { META_TOOLS, META_TOOL_NAMES, type MetaToolName, isMetaToolName, type ExposedTool, type JsonObjectSchema, ASYNC_META_TOOLS, ASYNC_META_TOOL_NAMES, type AsyncMetaToolName, isAsyncMetaToolName } from './meta-tools';
 export {
   EXPOSED_NAME_SEPARATOR,
   MAX_EXPOSED_NAME_LENGTH,

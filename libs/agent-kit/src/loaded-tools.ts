@@ -13,7 +13,7 @@
 import { canonicalJson, importanceName, type ImportanceName, type PreloadTool, type ToolInfo } from '@toolhub/contracts';
 
 import { AgentKitError } from './errors';
-import { type ExposedTool, isMetaToolName, META_TOOLS } from './meta-tools';
+import { ASYNC_META_TOOLS, type ExposedTool, isMetaToolName, META_TOOLS } from './meta-tools';
 import { normalizeInputSchema, renderTools, TOOL_FORMATS, type ToolFormat } from './render';
 import { ExposedNameTable, type ToolRef } from './tool-names';
 import { outputSchemaOf } from './output-schema';
@@ -34,6 +34,11 @@ export interface LoadedToolsOptions {
   measureFormat?: ToolFormat;
   /** How many run low-importance tools stay exposed; older ones are released after use. @default 1 */
   keepUsedLowImportance?: number;
+  /**
+   * Offer the async-run meta-tools `tool_start` and `tool_result` after the four (long runs that
+   * outlive one model turn; the server needs async runs on). @default false
+   */
+  asyncRuns?: boolean;
 }
 
 /** A discovered tool as kept by the manager. */
@@ -90,7 +95,7 @@ export class LoadedTools {
   /** Exposed name → logical time of last use; a counter keeps eviction deterministic. */
   private readonly lastUse = new Map<string, number>();
   private clock = 0;
-  private readonly o: Required<LoadedToolsOptions>;
+  private readonly o: Required<Omit<LoadedToolsOptions, 'asyncRuns'>>;
 
   /**
    * @param preload the preload set, in its order (after the meta-tools); meta-tool entries of a
@@ -112,7 +117,7 @@ export class LoadedTools {
     // GetPreloadSet lists the meta-tools too (provider `toolhub`); the kit always puts its own
     // first, since its executor implements exactly those.
     const operatorTools = preload.filter((p) => !isPreloadedMetaTool(p));
-    this.prefixTools = Object.freeze([...META_TOOLS, ...operatorTools.map((p) => exposedToolFromPreload(p, this.names))]);
+    this.prefixTools = Object.freeze([...META_TOOLS, ...(options.asyncRuns ? ASYNC_META_TOOLS : []), ...operatorTools.map((p) => exposedToolFromPreload(p, this.names))]);
     const names = new Set(this.prefixTools.map((t) => t.name));
     if (names.size !== this.prefixTools.length) throw new AgentKitError('invalid_options', 'The preload set lists a tool twice.');
     this.prefixNames = names;

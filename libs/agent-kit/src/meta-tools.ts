@@ -80,3 +80,35 @@ export const META_TOOLS: readonly ExposedTool[] = Object.freeze<ExposedTool[]>([
 export function isMetaToolName(name: string): name is MetaToolName {
   return (META_TOOL_NAMES as readonly string[]).includes(name);
 }
+
+/** Names of the async-run meta-tools (AgentToolkit option `asyncRuns`). */
+export const ASYNC_META_TOOL_NAMES = ['tool_start', 'tool_result'] as const;
+export type AsyncMetaToolName = (typeof ASYNC_META_TOOL_NAMES)[number];
+
+/**
+ * Two meta-tools for long runs, offered after the four when the toolkit is created with
+ * `asyncRuns: true` (fixed order and bytes, like the four): `tool_start` starts a run and answers
+ * its id at once (StartRun); `tool_result` reads it, waiting up to `wait_s` seconds for it to end
+ * (WatchRun / GetRun).
+ */
+export const ASYNC_META_TOOLS: readonly ExposedTool[] = Object.freeze<ExposedTool[]>([
+  {
+    name: 'tool_start',
+    description: 'Start a long tool run in the background; returns a run_id at once. Same args as tool_run. Then tool_result.',
+    inputSchema: {
+      type: 'object',
+      properties: { provider: str, name: str, arguments: { type: 'object' }, timeout_ms: { type: 'integer' } },
+      required: ['name', 'arguments'],
+    },
+  },
+  {
+    name: 'tool_result',
+    description: "A started run's state and, once done, its output. wait_s: wait up to that many seconds (max 60) for it to end.",
+    inputSchema: { type: 'object', properties: { run_id: str, wait_s: { type: 'integer' } }, required: ['run_id'] },
+  },
+]);
+
+/** True when `name` is one of the async-run meta-tools. */
+export function isAsyncMetaToolName(name: string): name is AsyncMetaToolName {
+  return (ASYNC_META_TOOL_NAMES as readonly string[]).includes(name);
+}

@@ -99,6 +99,12 @@ export interface ConsumeOptions {
    * consumer of the durable. 0 turns it off. @default 10 × ackWaitMs
    */
   maxWorkMs?: number;
+  /**
+   * Events delivered and not yet acknowledged, across every consumer of the durable (JetStream
+   * `max_ack_pending`). A work queue whose handlers each hold one event for a long time (async
+   * runs) needs room for every worker of every replica. @default 2 × maxBatch
+   */
+  maxAckPending?: number;
 }
 
 /** How far a consumer is behind its stream. */

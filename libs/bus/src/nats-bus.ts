@@ -13,7 +13,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID } from '@toolhub/contracts';
+import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_MSG_ID, RUNS_QUEUE_WILDCARD, RUNS_STREAM } from '@toolhub/contracts';
 
 import {
   type Bus,
@@ -48,6 +48,7 @@ import {
   copyBytes,
   internalErrorReply,
   normalizeConsumeOptions,
+  streamOf,
 } from './util';
 
 /** A connection event, reported through {@link NatsBusOptions.onStatus}. */
@@ -201,6 +202,34 @@ async function ensureEventsStream(jsm: JetStreamManager, opts: Required<NatsBusO
   }
 }
 
+/**
+ * Creates the work-queue stream of async runs if missing: one message per queued run, removed once
+ * a worker acknowledges it (the run's record, in the run store, holds everything else).
+ */
+async function ensureRunsStream(jsm: JetStreamManager, opts: Required<NatsBusOptions>): Promise<void> {
+  try {
+    const { config } = await jsm.streams.info(RUNS_STREAM);
+    if (!config.subjects.includes(RUNS_QUEUE_WILDCARD)) await jsm.streams.update(RUNS_STREAM, { subjects: [RUNS_QUEUE_WILDCARD] });
+    return;
+  } catch (err) {
+    if (!(err instanceof Error && /stream not found/i.test(err.message))) throw err;
+  }
+  try {
+    await jsm.streams.add({
+      name: RUNS_STREAM,
+      subjects: [RUNS_QUEUE_WILDCARD],
+      storage: opts.streamStorage === 'memory' ? StorageType.Memory : StorageType.File,
+      retention: RetentionPolicy.Workqueue,
+      discard: DiscardPolicy.Old,
+      duplicate_window: nanos(opts.duplicateWindowMs),
+      num_replicas: opts.streamReplicas,
+    });
+  } catch (err) {
+    // Another service created it between our info and add.
+    if (!(err instanceof Error && /already in use|already exists/i.test(err.message))) throw err;
+  }
+}
+
 /** NATS.js's js.publish to a subject no stream stores: "no responders" (possibly wrapped). */
 function isNoStream(err: unknown): boolean {
   return isBusError(toBusError(err, 'publish_failed', ''), 'no_responders');
@@ -329,7 +358,10 @@ export class NatsBus implements Bus {
     try {
       const jsm = await untilJetStreamAnswers(opts.jetStreamWaitMs, async () => {
         const m = await jetstreamManager(nc);
-        if (opts.ensureStream) await ensureEventsStream(m, opts);
+        if (opts.ensureStream) {
+          await ensureEventsStream(m, opts);
+          await ensureRunsStream(m, opts);
+        }
         return m;
       });
       return new NatsBus(nc, jsm, jsm.jetstream(), opts);
@@ -447,7 +479,7 @@ export class NatsBus implements Bus {
         nc: this.nc,
         js: this.js,
         jsm: this.jsm,
-        stream: EVENTS_STREAM,
+        stream: streamOf(opts.filterSubjects),
         redeliveryDelayMs: this.options.redeliveryDelayMs,
         onError: (err) => this.options.onError(err, { kind: 'consume', source: opts.durable }),
         onClosed: (c) => this.consumers.delete(c),

@@ -55,8 +55,8 @@ async function ensureConsumer(deps: NatsConsumerDeps, opts: Required<ConsumeOpti
   const { config: filter, clientFilter } = consumerFilter(deps.nc, opts.filterSubjects);
   const wanted: Partial<ConsumerConfig> = {
     ack_wait: nanos(opts.ackWaitMs),
-    // Two batches in flight at most: one in the handler, one arriving. Bounds client memory.
-    max_ack_pending: opts.maxBatch * 2,
+    // By default two batches in flight at most: one in the handler, one arriving. Bounds client memory.
+    max_ack_pending: opts.maxAckPending,
     // -1: never give up on an event; a poison message is retried with a capped backoff rather than
     // silently dropped (the handler decides what to skip).
     max_deliver: -1,

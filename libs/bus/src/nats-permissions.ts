@@ -43,9 +43,11 @@ export function natsPermissions(u: NatsServiceUser): Permissions {
     case 'admin':
       return { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } };
     case 'dispatcher':
-      // Everything ToolHub: it calls every adapter, publishes tool.called, uses JetStream. It
-      // answers no requests, so it may not publish into other clients' inboxes.
-      return { publish: { allow: [`${R}.>`, '$JS.API.>', inbox] }, subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] } };
+      // Everything ToolHub: it calls every adapter, publishes tool.called, uses JetStream, and
+      // works the async-run queue (acknowledging its messages: $JS.ACK). It answers requests of
+      // other dispatchers only (runs.owner), whose replies go to the dispatchers' shared inbox
+      // prefix, so it may still not publish into other clients' inboxes.
+      return { publish: { allow: [`${R}.>`, '$JS.API.>', '$JS.ACK.>', inbox] }, subscribe: { allow: [`${R}.>`, '_INBOX.>', inbox] } };
     case 'registry':
       return {
         publish: { allow: [`${R}.>`, '$JS.API.>', '$JS.ACK.>', inbox], deny: [CALLED] },

@@ -1,7 +1,7 @@
 /**
  * Small helpers shared by the bus implementations (not exported from the package).
  */
-import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_ERROR, HEADER_ERROR_CODE } from '@toolhub/contracts';
+import { EVENTS_STREAM, EVENTS_WILDCARD, HEADER_ERROR, HEADER_ERROR_CODE, RUNS_QUEUE_WILDCARD, RUNS_STREAM } from '@toolhub/contracts';
 
 import { type BusReply, type ConsumeOptions, type Headers } from './bus';
 import { BusError } from './errors';
@@ -77,8 +77,8 @@ export function assertTimeout(timeoutMs: number): void {
 /** Event subjects must fall inside the stream, or a real server would not store them. */
 export function assertEventSubject(subject: string): void {
   assertPublishSubject(subject);
-  if (!subjectMatches(EVENTS_WILDCARD, subject)) {
-    throw new BusError('publish_failed', `no event stream stores "${subject}": stream ${EVENTS_STREAM} holds ${EVENTS_WILDCARD}`);
+  if (!subjectMatches(EVENTS_WILDCARD, subject) && !subjectMatches(RUNS_QUEUE_WILDCARD, subject)) {
+    throw new BusError('publish_failed', `no event stream stores "${subject}": stream ${EVENTS_STREAM} holds ${EVENTS_WILDCARD}, stream ${RUNS_STREAM} holds ${RUNS_QUEUE_WILDCARD}`);
   }
 }
 
@@ -95,7 +95,7 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
   }
   for (const f of options.filterSubjects) {
     assertPattern(f);
-    if (!isWithinEvents(f)) {
+    if (!isWithinEvents(f) && !isWithinRuns(f)) {
       throw new BusError('invalid_argument', `consumer "${options.durable}": filter "${f}" is outside the event stream (${EVENTS_WILDCARD})`);
     }
   }
@@ -129,7 +129,19 @@ export function normalizeConsumeOptions(options: ConsumeOptions): Required<Consu
     startAtUnixMs: options.startAtUnixMs ?? 0,
     lingerMs,
     maxWorkMs,
+    maxAckPending: options.maxAckPending ?? maxBatch * 2,
   };
+}
+
+/** The stream a consumer's filters read: the runs work queue, or the events stream. */
+export function streamOf(filterSubjects: readonly string[]): string {
+  return filterSubjects.every(isWithinRuns) ? RUNS_STREAM : EVENTS_STREAM;
+}
+
+/** True when every subject `pattern` can match lies inside the runs work-queue stream. */
+function isWithinRuns(pattern: string): boolean {
+  const root = RUNS_QUEUE_WILDCARD.slice(0, -2); // "toolhub.v1.runs.queue"
+  return pattern.startsWith(`${root}.`) && pattern.length > root.length + 1;
 }
 
 /** True when every subject `pattern` can match lies inside the event stream. */

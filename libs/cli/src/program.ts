@@ -17,6 +17,7 @@ import { natsAddProviderCommand, type NatsAddProviderOptions } from './commands/
 import { preloadSetCommand, type PreloadSetOptions, preloadShowCommand, preloadSuggestCommand, type PreloadSuggestOptions } from './commands/preload';
 import { providersCommand } from './commands/providers';
 import { runCommand, type RunOptions } from './commands/run';
+import { runsCancelCommand, runsGetCommand, runsLsCommand, type RunsLsOptions, runsWatchCommand, startRunCommand } from './commands/runs';
 import { searchCommand, type SearchOptions } from './commands/search';
 import { STATS_SORTS, statsCommand, type StatsOptions } from './commands/stats';
 import type { CommandBody } from './context';
@@ -46,6 +47,8 @@ Examples:
   toolhub info local:math_calculate
   toolhub run local math_calculate --arg expression='17% * 2340'
   toolhub run mcp everything_echo --args '{"message":"hi"}' --json
+  toolhub run local math_calculate --arg expression='2+2' --async   (prints a run id)
+  toolhub runs watch <run-id>     (toolhub runs ls | get | cancel)
   toolhub batch calls.yaml        (dependency-ordered calls; {"$ref": "#/calls/<id>/text"} takes an earlier output)
   toolhub stats --sort failure_rate
   toolhub preload suggest
@@ -169,8 +172,34 @@ function buildProgram(io: CliIo, state: { code: ExitCode }): Command {
     .option('--arg <key=value>', 'one argument: key=value (a string) or key:=json (number, boolean, array...); repeatable', collect)
     .option('--idempotency-key <key>', 'makes retries of a non-idempotent tool safe: the same key returns the first result')
     .option('--progress', "print the tool's progress and log lines to stderr while it runs")
+    .option('--async', 'start the run and print its id at once (StartRun); follow it with toolhub runs watch|get|cancel <id>')
     .addHelpText('after', '\nThe global --timeout <ms> sets the tool\'s timeout.\nExit codes: 0 ok, 1 the tool reported an error, 3 unknown tool, 4 arguments refused, 5 unavailable/timed out.')
-    .action(act((ctx, tool: string, name: string | undefined, o: RunOptions) => runCommand(ctx, tool, name, o)));
+    .action(act((ctx, tool: string, name: string | undefined, o: RunOptions & { async?: boolean }) => (o.async ? startRunCommand(ctx, tool, name, o) : runCommand(ctx, tool, name, o))));
+
+  const runs = program.command('runs').description('your async runs (started with toolhub run --async): list, follow, fetch, cancel');
+  runs
+    .command('ls')
+    .description('your runs, newest first')
+    .addOption(new Option('--state <state>', 'only runs in this state').choices(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'unknown']))
+    .option('--limit <n>', 'runs per page (default 50, at most 500)', wholeNumber(1))
+    .option('--page-token <token>', 'the next page (printed under the table)')
+    .action(act((ctx, o: RunsLsOptions) => runsLsCommand(ctx, o)));
+  runs
+    .command('get')
+    .description('a run\'s state and, once it ended, its result (exit 0 succeeded or still going, 1 tool error, 6 failed/cancelled/unknown)')
+    .argument('<run-id>')
+    .action(act((ctx, id: string) => runsGetCommand(ctx, id)));
+  runs
+    .command('watch')
+    .description('follow a run to its end: state changes and log lines as they come, then its result')
+    .argument('<run-id>')
+    .action(act((ctx, id: string) => runsWatchCommand(ctx, id)));
+  runs
+    .command('cancel')
+    .description('cancel a queued run, or stop a running one (the adapter is told to abort)')
+    .argument('<run-id>')
+    .option('--reason <text>', 'recorded with the run')
+    .action(act((ctx, id: string, o: { reason?: string }) => runsCancelCommand(ctx, id, o)));
 
   program
     .command('batch')

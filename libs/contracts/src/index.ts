@@ -54,6 +54,22 @@ export {
   RunToolStreamRequest,
   RunToolStreamResponse,
 } from './gen/toolhub/v1/agent';
+// Async runs (StartRun, GetRun, WatchRun, CancelRun, ListRuns).
+export {
+  RunState,
+  RunInfo,
+  RunProgressInfo,
+  StartRunRequest,
+  StartRunResponse,
+  GetRunRequest,
+  GetRunResponse,
+  WatchRunRequest,
+  WatchRunResponse,
+  CancelRunRequest,
+  CancelRunResponse,
+  ListRunsRequest,
+  ListRunsResponse,
+} from './gen/toolhub/v1/agent';
 export {
   AdapterListRequest,
   AdapterListResponse,
@@ -162,6 +178,7 @@ export {
   progressWildcard,
   progressPrefix,
 } from './subjects';
+export { RUNS_STREAM, RUNS_QUEUE_WILDCARD, runsQueueSubject, RUNS_UPDATES_SUBJECT, RUNS_CANCEL_SUBJECT, runOwnerSubject } from './run-subjects';
 export {
   type ProviderBinding,
   bindProvider,

@@ -40,6 +40,10 @@ import { ReplicaProbe } from './replica-probe';
 import { ProgressRouter } from './progress-router';
 import { RunPipeline } from './run-pipeline';
 import { type ArgumentsValidator, defaultValidator } from './validator';
+import { AsyncRuns } from './runs/async-runs';
+import { RunStats } from './runs/run-stats';
+import { JetStreamRunQueue, LocalRunQueue } from './runs/run-queue';
+import type { RunStore } from '@toolhub/run-store';
 
 export { type ArgumentsValidator, mapArgumentsByName } from './validator';
 
@@ -55,6 +59,28 @@ export interface DispatcherDeps {
    * case for the local principal, whatever the grants).
    */
   grants?: Grants;
+  /** Async runs (StartRun and the rest). @default off: those methods answer FAILED_PRECONDITION */
+  asyncRuns?: AsyncRunsConfig;
+}
+
+/** How a dispatcher keeps and works async runs. */
+export interface AsyncRunsConfig {
+  /** Where run records live: the embedded file (one process) or MongoDB (replicas). */
+  store: RunStore;
+  /** `local`: the store is the queue (one process); `jetstream`: the bus's work-queue stream, shared by replicas. */
+  queue: 'local' | 'jetstream';
+  /** Runs this dispatcher works at once. @default 8 */
+  concurrency?: number;
+  /** How long an ended run (and its result) is kept. @default 24 h */
+  retentionMs?: number;
+  /** JetStream: how long a run whose worker died waits before another replica takes it. @default 10000 */
+  ackWaitMs?: number;
+  /**
+   * JetStream: the queue of the dispatchers sharing this store (a subject token; derive it from
+   * the store's address), so dispatchers of another store on the same NATS never take its runs.
+   * @default 'default'
+   */
+  queueName?: string;
 }
 
 const silent: SdkLogger = { info() {}, warn() {}, error() {} };
@@ -79,6 +105,10 @@ export class Dispatcher {
   private readonly validator: ArgumentsValidator | undefined;
   private probe: ReplicaProbe | undefined;
   private readonly progress: ProgressRouter;
+  /** Async runs, when configured (see {@link AsyncRunsConfig}). */
+  asyncRuns: AsyncRuns | undefined;
+  /** Queue wait, run time and retries of async runs. */
+  readonly runStats = new RunStats();
 
   private constructor(
     readonly bus: Bus,
@@ -165,7 +195,40 @@ export class Dispatcher {
         onUnacknowledged: (provider, failed) => dispatcher.log.warn({ provider, failed }, 'no adapter replica acknowledged runs within 3 s; failed them (a frozen replica?)'),
       });
     }
+    if (deps.asyncRuns) await dispatcher.startAsyncRuns(deps.asyncRuns);
     return dispatcher;
+  }
+
+  /**
+   * Turns async runs on (once): their methods answer FAILED_PRECONDITION until then. The dispatcher
+   * app calls it when its runs database answers, so a database down at start delays async runs
+   * without stopping RunTool.
+   */
+  async startAsyncRuns(runs: AsyncRunsConfig): Promise<AsyncRuns> {
+    if (this.asyncRuns) return this.asyncRuns;
+    const resolved = this.options;
+    const concurrency = runs.concurrency ?? 8;
+    const queue =
+      runs.queue === 'local'
+        ? new LocalRunQueue(runs.store, concurrency)
+        : new JetStreamRunQueue(this.bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: resolved.maxRunTimeoutMs + 60_000, queue: runs.queueName ?? 'default' });
+    this.asyncRuns = await AsyncRuns.start(
+      {
+        store: runs.store,
+        queue,
+        bus: this.bus,
+        pipeline: this.runs,
+        catalog: this.catalog,
+        log: this.log,
+        maxArgumentDepth: resolved.maxArgumentDepth,
+        retryBaseMs: resolved.retryBaseMs,
+        retryMaxMs: resolved.retryMaxMs,
+        onAttempt: (s) => this.runStats.observe(s),
+      },
+      // Replicas: runs of a dispatcher that died are also looked for every ack wait (see sweepOrphans).
+      { retentionMs: runs.retentionMs, orphanSweepMs: runs.queue === 'jetstream' ? (runs.ackWaitMs ?? 10_000) : 0 },
+    );
+    return this.asyncRuns;
   }
 
   listTools(req: ListToolsRequest, call: CallContext): Promise<ListToolsResponse> {
@@ -254,6 +317,8 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
+    // First: running async runs are handed back (another replica, or the next start, takes them).
+    await this.asyncRuns?.close();
     this.probe?.close();
     await this.callEvents.close();
     await this.metadata.close();

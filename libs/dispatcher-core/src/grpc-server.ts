@@ -12,6 +12,7 @@ import { callViewedAs, describeAccess } from './access';
 import { runBatch } from './batch-run';
 import { runToolStream } from './run-tool-stream';
 import type { Dispatcher } from './dispatcher';
+import { asyncRunHandlers } from './runs/runs-grpc';
 
 export interface GrpcServerOptions {
   /** @default '127.0.0.1' (use '0.0.0.0' in containers) */
@@ -93,6 +94,8 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
     runToolStream: serverStream('toolhub.v1.ToolHub/RunToolStream', (req, call, send) => runToolStream(dispatcher, req as never, call, send), auth),
     // Operators and admins only: it names every principal and rule (never a secret).
     getAccess: unary('toolhub.v1.ToolHub/GetAccess', async () => describeAccess(options.authenticator, dispatcher.grants), options.authenticator ? { authenticator: options.authenticator, roles: ['operator'] } : undefined),
+    // Async runs: each run readable by the principal that started it only (see runs/async-runs.ts).
+    ...asyncRunHandlers(() => dispatcher.asyncRuns, auth),
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });

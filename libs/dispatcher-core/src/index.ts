@@ -2,7 +2,11 @@
  * @toolhub/dispatcher-core — the dispatcher's logic and its gRPC edge, shared by the dispatcher
  * app and the one-process mode.
  */
-export { type ArgumentsValidator, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
+export { type ArgumentsValidator, type AsyncRunsConfig, Dispatcher, type DispatcherDeps, mapArgumentsByName } from './dispatcher';
+export { AsyncRuns, type AsyncRunsOptions } from './runs/async-runs';
+export { RunStats, type RunAttemptSample } from './runs/run-stats';
+export { runWorkersDurable } from './runs/run-queue';
+export { asyncRunConfigFields } from './runs/run-config';
 export { CatalogService, type CatalogDeps } from './catalog';
 export { RunPipeline, type RunPipelineDeps } from './run-pipeline';
 export { type BatchPlan, type BatchReference, MAX_BATCH_CALLS, planBatch, type PlannedCall } from './batch-plan';

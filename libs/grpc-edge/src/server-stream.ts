@@ -15,12 +15,13 @@ import { callerTraceHeaders } from './tracing';
 /**
  * Wraps `fn` as a grpc-js server-streaming handler. `send` writes one message (ignored once the
  * call ended or the client went away); the message `fn` resolves with is written last, then the
- * stream ends with OK. A rejection ends it with the error's status and trailer instead.
+ * stream ends with OK (a handler that sent everything with `send` resolves with nothing). A
+ * rejection ends it with the error's status and trailer instead.
  * The caller's trace headers are passed on as they came (no span of its own).
  */
 export function serverStream<Req, Res>(
   method: string,
-  fn: (req: Req, call: CallContext, send: (msg: Res) => void) => Promise<Res>,
+  fn: (req: Req, call: CallContext, send: (msg: Res) => void) => Promise<Res | void>,
   auth?: EdgeAuth,
 ): handleServerStreamingCall<Decoded<Req>, Res> {
   return (call: ServerWritableStream<Decoded<Req>, Res>) => {
@@ -34,7 +35,7 @@ export function serverStream<Req, Res>(
     const send = (msg: Res): void => {
       if (!ended && !call.cancelled) call.write(msg);
     };
-    const finish = (err: unknown, last?: Res): void => {
+    const finish = (err: unknown, last?: Res | void): void => {
       if (ended) return;
       ended = true;
       call.removeListener('cancelled', onCancelled);

@@ -9,6 +9,8 @@ import { ErrorCode, type ToolCalled } from '@toolhub/contracts';
 import type { Dispatcher } from '@toolhub/dispatcher-core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
+import { registerAsyncRunMetrics } from './async-run-metrics';
+
 /** Latency buckets in seconds: from a cached local tool (sub-ms) to the longest run timeout. */
 export const RUN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /**
@@ -172,4 +174,5 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       this.inc(dispatcher.callEvents.outboxDamaged);
     },
   });
+  registerAsyncRunMetrics(registry, dispatcher);
 }

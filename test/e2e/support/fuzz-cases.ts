@@ -191,6 +191,14 @@ function decodesToValid(method: Method, bytes: Buffer): { decodes: boolean; vali
       const calls = (decoded as RunToolsRequest).calls;
       return { decodes: true, valid: calls.length > 0 && calls.every((c) => c.provider === 'local' && TOOLS.includes(c.name)) };
     }
+    case 'listRuns':
+      // The caller's own runs (none): any page without a token may be listed (when async runs are on).
+      return { decodes: true, valid: (decoded as { pageToken: string }).pageToken === '' };
+    case 'startRun': {
+      // Queues a run of a real tool (when async runs are on); the run's own failure is in its record.
+      const c = (decoded as { call?: { provider: string; name: string } }).call;
+      return { decodes: true, valid: c?.provider === 'local' && TOOLS.includes(c.name) };
+    }
     default:
       // SearchTools / GetPreloadSet need the registry, which is not running: always an error.
       return { decodes: true, valid: false };

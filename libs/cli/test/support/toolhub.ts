@@ -11,6 +11,7 @@ import type { ServerTlsOptions } from '@toolhub/grpc-edge';
 import { createLocalTools } from '@toolhub/local-tools';
 import { Registry, type RegistryOptions, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
+import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,7 +88,12 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', createLocalTools({ root })) }),
     await serveAdapter(bus, { provider: 'test', ...staticCatalog('test', testTools) }),
   ];
-  const dispatcher: RunningDispatcher = await startDispatcher(bus, { grpc: { port: 0, ...edge }, dispatcher: { warmCoreTools: false } });
+  const dispatcher: RunningDispatcher = await startDispatcher(bus, {
+    grpc: { port: 0, ...edge },
+    dispatcher: { warmCoreTools: false },
+    // Async runs as the one-process mode keeps them (toolhub run --async, toolhub runs ...).
+    deps: { asyncRuns: { store: await openEmbeddedRunStore({ dir: join(dir, 'runs') }), queue: 'local' } },
+  });
   await eventually(async () => (await store.listTools({ provider: 'test' })).length === testTools.length && (await store.listTools({ provider: 'local' })).length > 0, 'the catalogs in the registry');
   return {
     address: dispatcher.grpc.address,

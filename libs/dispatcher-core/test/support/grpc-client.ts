@@ -16,6 +16,15 @@ import {
   type SearchToolsRequest,
   type SearchToolsResponse,
   ToolHubClient,
+  type CancelRunRequest,
+  type CancelRunResponse,
+  type GetRunRequest,
+  type GetRunResponse,
+  type ListRunsRequest,
+  type ListRunsResponse,
+  type StartRunRequest,
+  type StartRunResponse,
+  type WatchRunResponse,
 } from '@toolhub/contracts';
 
 export interface CallError extends ServiceError {
@@ -33,6 +42,12 @@ export interface TestClient {
   searchTools: Unary<Partial<SearchToolsRequest>, SearchToolsResponse>;
   getAccess: Unary<Record<string, never>, GetAccessResponse>;
   runTools: Unary<Partial<RunToolsRequest>, RunToolsResponse>;
+  startRun: Unary<Partial<StartRunRequest>, StartRunResponse>;
+  getRun: Unary<Partial<GetRunRequest>, GetRunResponse>;
+  cancelRun: Unary<Partial<CancelRunRequest>, CancelRunResponse>;
+  listRuns: Unary<Partial<ListRunsRequest>, ListRunsResponse>;
+  /** Every update of a WatchRun stream until it ends (rejects with the stream's error). */
+  watchRun: (runId: string, options?: { deadlineMs?: number; metadata?: Metadata; onUpdate?: (u: WatchRunResponse) => void }) => Promise<WatchRunResponse[]>;
   close(): void;
 }
 
@@ -61,6 +76,25 @@ export function connectClient(address: string): TestClient {
     searchTools: wrap<SearchToolsRequest, SearchToolsResponse>('searchTools', { queries: [], provider: '', path: '', limit: 0, mode: 0, explain: false }),
     getAccess: wrap<Record<string, never>, GetAccessResponse>('getAccess', {}),
     runTools: wrap<RunToolsRequest, RunToolsResponse>('runTools', { calls: [], maxParallel: 0, caller: '', searchId: '' }),
+    startRun: wrap<StartRunRequest, StartRunResponse>('startRun', { call: undefined }),
+    getRun: wrap<GetRunRequest, GetRunResponse>('getRun', { runId: '' }),
+    cancelRun: wrap<CancelRunRequest, CancelRunResponse>('cancelRun', { runId: '', reason: '' }),
+    listRuns: wrap<ListRunsRequest, ListRunsResponse>('listRuns', { pageSize: 0, pageToken: '', state: 0 }),
+    watchRun: (runId, options = {}) =>
+      new Promise<WatchRunResponse[]>((resolve, reject) => {
+        const updates: WatchRunResponse[] = [];
+        const stream = raw.watchRun({ runId }, options.metadata ?? new Metadata(), { deadline: new Date(Date.now() + (options.deadlineMs ?? 60_000)) });
+        stream.on('data', (u: WatchRunResponse) => {
+          updates.push(u);
+          options.onUpdate?.(u);
+        });
+        stream.on('error', (err: CallError) => {
+          const bin = err.metadata?.get(GRPC_ERROR_TRAILER)[0];
+          if (bin instanceof Buffer) err.info = ErrorInfo.decode(bin);
+          reject(err);
+        });
+        stream.on('end', () => resolve(updates));
+      }),
     close: () => raw.close(),
   };
 }
