@@ -1,6 +1,7 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
 import { DEFAULT_REQUESTS_PER_TURN } from '@toolhub/bus';
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
+import { argumentLimitConfigFields } from '@toolhub/dispatcher-core';
 import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
@@ -71,6 +72,7 @@ export const dispatcherConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...argumentLimitConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),

@@ -4,7 +4,7 @@ import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
 import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind } from '@toolhub/grpc-edge';
-import { startDispatcher } from '@toolhub/dispatcher-core';
+import { argumentOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   const running = await startDispatcher(bus, {
     dispatcher: {
       maxMessageBytes: config.maxMessageBytes,
+      ...argumentOptionsFromConfig(config),
       defaultRunTimeoutMs: config.defaultRunTimeoutMs,
       maxConcurrentPerCaller: config.maxConcurrentPerCaller,
       maxConcurrentRuns: config.maxConcurrentRuns,

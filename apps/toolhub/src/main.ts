@@ -7,7 +7,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
-import { startDispatcher } from '@toolhub/dispatcher-core';
+import { argumentOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     providers.push(`${cloud.provider} (${(await cloud.catalog()).length} tools from OpenAPI)`);
   }
 
-  const running = await startDispatcher(bus, { grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
+  const running = await startDispatcher(bus, { dispatcher: argumentOptionsFromConfig(config), grpc: { host: config.grpcHost, port: config.grpcPort, ...edge }, deps: { logger: log, grants: security.grants } });
   const address = running.grpc.address;
   const door = await startMcpDoor(running.dispatcher, config, log);
   const web = config.console

@@ -38,6 +38,7 @@ import { ProviderDirectory } from './providers';
 import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
 import { RunPipeline } from './run-pipeline';
+import { ArgumentWorkerPool } from './argument-workers';
 import { type ArgumentsValidator, defaultValidator } from './validator';
 
 export { type ArgumentsValidator, mapArgumentsByName } from './validator';
@@ -76,6 +77,8 @@ export class Dispatcher {
   private readonly client: AdapterClient;
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
+  /** Worker threads validating large arguments (none with a custom validator or argumentWorkerBytes 0). */
+  readonly argumentWorkers: ArgumentWorkerPool | undefined;
   private probe: ReplicaProbe | undefined;
 
   private constructor(
@@ -107,7 +110,10 @@ export class Dispatcher {
     });
     this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns, maxQueueWaitMs: options.maxQueueWaitMs });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
-    this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
+    // Large arguments are validated on worker threads, off the thread that serves every caller.
+    if (deps.validator === undefined && options.argumentWorkerBytes > 0) this.argumentWorkers = new ArgumentWorkerPool(options.argumentWorkers, options.maxArgumentDepth);
+    const offThread = this.argumentWorkers && { pool: this.argumentWorkers, minBytes: options.argumentWorkerBytes, minNodes: options.argumentWorkerNodes };
+    this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log, offThread));
     this.registry = new RegistryClient(bus);
     this.grants = deps.grants;
     this.catalog = new CatalogService({ client: this.client, registry: this.registry, metadata: this.metadata, providers, options, grants: deps.grants });
@@ -246,6 +252,7 @@ export class Dispatcher {
 
   async close(): Promise<void> {
     this.probe?.close();
+    await this.argumentWorkers?.close();
     await this.callEvents.close();
     await this.metadata.close();
     await this.inflight.close();

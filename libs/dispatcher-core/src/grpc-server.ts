@@ -3,12 +3,13 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server } from '@grpc/grpc-js';
-import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
+import { argumentLimitError, contractDescriptorSet, measureRequestArguments, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
 import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
+import { argumentLimits } from './arguments';
 import { runBatch } from './batch-run';
 import type { Dispatcher } from './dispatcher';
 
@@ -49,6 +50,9 @@ export interface RunningGrpcServer {
 }
 
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
+/** Where the arguments sit in the requests (proto field numbers): RunToolRequest.arguments = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4. */
+const RUN_TOOL_ARGUMENTS = { argumentsField: 3 };
+const RUN_TOOLS_ARGUMENTS = { repeatedField: 1, argumentsField: 4 };
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -68,7 +72,16 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Under a burst past the admission limits, RunTool is refused before it is decoded or
   // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
   const refuseEarly = (method: string) => (method === 'runTool' ? dispatcher.admission.refuseEarly() : undefined);
-  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly }), {
+  // Argument limits counted on the wire, before decoding: decoding is itself linear in the count.
+  // Depth is left to the pipeline (the decoder bounds recursion), which records the refused call.
+  const limits = { ...argumentLimits(dispatcher.options), maxDepth: Number.MAX_SAFE_INTEGER };
+  const precheck = (method: string, buf: Buffer): Error | undefined => {
+    const path = method === 'runTool' ? RUN_TOOL_ARGUMENTS : method === 'runTools' ? RUN_TOOLS_ARGUMENTS : undefined;
+    if (path === undefined) return undefined;
+    const size = measureRequestArguments(buf, limits, path);
+    return size.exceeded ? argumentLimitError(size, limits, method === 'runTools' ? "The batch's arguments (all calls together)" : 'The arguments') : undefined;
+  };
+  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly, precheck }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
     runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call), auth),

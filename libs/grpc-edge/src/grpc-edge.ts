@@ -72,6 +72,12 @@ export interface GuardOptions {
    * an error answers the call at once, before decoding and authentication (load shedding).
    */
   refuseEarly?: (method: string) => Error | undefined;
+  /**
+   * Asked with the raw request bytes of `method` before they are decoded (after `refuseEarly` and
+   * the size check): an error answers the call at once. For checks whose cost must not depend on
+   * what decoding would build, e.g. counting a Struct's entries on the wire.
+   */
+  precheck?: (method: string, buf: Buffer) => Error | undefined;
 }
 
 /**
@@ -96,6 +102,8 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
             ),
           };
         }
+        const rejected = options.precheck?.(method, buf);
+        if (rejected) return { [DECODE_ERROR]: rejected };
         try {
           return def.requestDeserialize(buf);
         } catch (err) {
