@@ -275,3 +275,41 @@ export function measureRequestArguments(
   if (!into.exceeded && into.bytes > limits.maxBytes) into.exceeded = 'bytes';
   return into;
 }
+
+// --- JSON text level ----------------------------------------------------------------------------
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Counts the properties and array items of the JSON text in `buf` without parsing it (one pass,
+ * no allocation per value), stopping past `maxNodes`: for doors that take JSON (the MCP door), so
+ * JSON.parse never builds an object the limits would refuse. Invalid JSON is left to the parser.
+ */
+export function countJsonNodes(buf: Uint8Array, maxNodes: number): { nodes: number; exceeded: boolean } {
+  let nodes = 0;
+  // Container stack: 1 = array, 2 = object; `first` = an array just opened, its first item not seen.
+  const stack: number[] = [];
+  let first = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (first && c !== 0x5d) {
+      nodes++;
+      first = false;
+    }
+    if (c === QUOTE) {
+      for (i++; i < buf.length && buf[i] !== QUOTE; i++) if (buf[i] === BACKSLASH) i++;
+    } else if (c === 0x5b) {
+      stack.push(1);
+      first = true;
+    } else if (c === 0x7b) stack.push(2);
+    else if (c === 0x5d || c === 0x7d) {
+      stack.pop();
+      first = false;
+    } else if (c === 0x3a) nodes++; // a property's colon
+    else if (c === 0x2c && stack[stack.length - 1] === 1) nodes++; // the next array item
+    if (nodes > maxNodes) return { nodes, exceeded: true };
+  }
+  return { nodes, exceeded: false };
+}

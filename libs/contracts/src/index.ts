@@ -229,6 +229,7 @@ export {
   type ArgumentLimits,
   type ArgumentSize,
   checkArguments,
+  countJsonNodes,
   DEFAULT_ARGUMENT_LIMITS,
   measureArguments,
   measureRequestArguments,

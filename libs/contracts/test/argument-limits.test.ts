@@ -1,4 +1,4 @@
-import { argumentLimitError, type ArgumentLimits, measureArguments, measureRequestArguments, RunToolRequest, RunToolsRequest } from '../src';
+import { argumentLimitError, type ArgumentLimits, countJsonNodes, measureArguments, measureRequestArguments, RunToolRequest, RunToolsRequest } from '../src';
 
 const limits: ArgumentLimits = { maxBytes: 1_000_000, maxNodes: 100, maxDepth: 5 };
 
@@ -47,6 +47,16 @@ describe('argument limits', () => {
     expect(measureRequestArguments(buf, limits, { repeatedField: 1, argumentsField: 4 })).toEqual(expect.objectContaining({ nodes: 82 }));
     const three = RunToolsRequest.encode({ calls: [call(1), call(2), call(3)], maxParallel: 0, caller: '', searchId: '' }).finish();
     expect(measureRequestArguments(three, limits, { repeatedField: 1, argumentsField: 4 }).exceeded).toBe('nodes');
+  });
+
+  it.each(samples.map((s) => [JSON.stringify(s).slice(0, 40), s]))('counts the same nodes in JSON text as in the parsed value: %s', (_name, args) => {
+    const text = JSON.stringify(args, null, 1);
+    expect(countJsonNodes(Buffer.from(text), 1000)).toEqual({ nodes: measureArguments(args, { ...limits, maxNodes: 1000 }).nodes, exceeded: false });
+  });
+
+  it('reads strings with quotes, brackets and escapes as one value', () => {
+    expect(countJsonNodes(Buffer.from(JSON.stringify({ 'a:b': '[1,2]', c: ['x\\"y,', '{:}'] })), 100).nodes).toBe(4);
+    expect(countJsonNodes(Buffer.from(JSON.stringify({ items: Array.from({ length: 500 }, (_, i) => i) })), 100)).toEqual({ nodes: 101, exceeded: true });
   });
 
   it('leaves malformed bytes to the decoder', () => {
