@@ -2,7 +2,7 @@
 import { DEFAULT_REQUESTS_PER_TURN } from '@toolhub/bus';
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { argumentLimitConfigFields } from '@toolhub/dispatcher-core';
-import { grpcServerConfigFields } from '@toolhub/grpc-edge';
+import { connectionLimitConfigFields, grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
@@ -72,6 +72,7 @@ export const dispatcherConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...connectionLimitConfigFields(),
   ...argumentLimitConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),

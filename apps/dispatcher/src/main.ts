@@ -3,7 +3,7 @@ import { natsStatusLogger } from '@toolhub/bus';
 import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
 import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
-import { assertSafeBind } from '@toolhub/grpc-edge';
+import { assertSafeBind, connectionLimitsFromConfig } from '@toolhub/grpc-edge';
 import { argumentOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
@@ -69,6 +69,8 @@ async function main(): Promise<void> {
       // The API port's health says what the probes say (a load balancer may check it).
       ready: () => ops.readiness.state.ready,
       maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+      connectionLimits: connectionLimitsFromConfig(config),
+      log,
     },
     deps: { grants: security.grants, cache, logger: log },
   });

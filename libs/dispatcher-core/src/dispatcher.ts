@@ -8,7 +8,7 @@
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus } from '@toolhub/bus';
 import type { Grants } from '@toolhub/auth';
-import type { CallContext } from '@toolhub/grpc-edge';
+import { type CallContext, EdgeCounters } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   type GetPreloadSetRequest,
@@ -77,6 +77,8 @@ export class Dispatcher {
   private readonly client: AdapterClient;
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
+  /** Refusals at the gRPC edge (connections, in-flight bytes, stalled requests), for the metrics. */
+  readonly edgeCounters = new EdgeCounters();
   /** Worker threads validating large arguments (none with a custom validator or argumentWorkerBytes 0). */
   readonly argumentWorkers: ArgumentWorkerPool | undefined;
   private probe: ReplicaProbe | undefined;

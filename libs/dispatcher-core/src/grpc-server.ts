@@ -5,7 +5,23 @@
 import { Server } from '@grpc/grpc-js';
 import { argumentLimitError, contractDescriptorSet, measureRequestArguments, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import {
+  addReflection,
+  ApiHealth,
+  assertSafeBind,
+  bindServer,
+  closeServer,
+  connectionAgeOptions,
+  type ConnectionLimits,
+  connectionLimitOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  DescriptorIndex,
+  type EdgeAuth,
+  guardConnections,
+  guardedServiceDefinition,
+  type ServerTlsOptions,
+  unary,
+} from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
@@ -35,6 +51,10 @@ export interface GrpcServerOptions {
   ready?: () => boolean;
   /** Connections end after this age (see connectionAgeOptions). @default 0: never */
   maxConnectionAgeMs?: number;
+  /** Connection, stream and in-flight byte limits (see @toolhub/grpc-edge connection-guard). @default DEFAULT_CONNECTION_LIMITS */
+  connectionLimits?: Partial<Omit<ConnectionLimits, 'maxMessageBytes'>>;
+  /** Where a missing connection guard is reported. */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export interface RunningGrpcServer {
@@ -60,9 +80,11 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Any authenticated principal may use the agent API; grants decide which tools it sees.
   const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator } : undefined;
   const maxMessageBytes = dispatcher.options.maxMessageBytes;
+  const connectionLimits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, maxMessageBytes };
   const server = new Server({
-    // grpc-js rejects far larger messages before our decoder runs; ours gives the clearer error.
-    'grpc.max_receive_message_length': Math.min(maxMessageBytes * 4, 64 * 1024 * 1024),
+    // Memory before authentication: the largest message is refused from its frame header (never
+    // buffered), streams per connection and idle connections are bounded; the rest below.
+    ...connectionLimitOptions(connectionLimits),
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     // Channelz (gRPC's introspection service, which ToolHub does not serve) counts every call and
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
@@ -111,6 +133,11 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   addReflection(server, index);
 
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
+  // Connections per peer and in total, bytes still arriving, stalled requests: grpc-js has no
+  // option for these; they are enforced on its HTTP/2 servers.
+  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters)) {
+    options.log?.warn({}, 'gRPC connection guard not installed (grpc-js internals changed): only grpc-js limits apply; put a proxy with connection limits in front (README "Limits")');
+  }
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
   // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a

@@ -6,3 +6,12 @@ export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
 export { assertSafeBind, bindServer, closeServer, isLoopbackHost, serverCredentials, type ServerTlsOptions } from './serve';
 export { ApiHealth, connectionAgeOptions, grpcServerConfigFields } from './lifecycle';
+export {
+  type ConnectionLimits,
+  connectionLimitConfigFields,
+  connectionLimitOptions,
+  connectionLimitsFromConfig,
+  DEFAULT_CONNECTION_LIMITS,
+  EdgeCounters,
+  guardConnections,
+} from './connection-guard';

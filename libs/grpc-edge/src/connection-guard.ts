@@ -1,0 +1,228 @@
+/**
+ * Memory and connections of a gRPC API port, bounded before authentication. grpc-js enforces some
+ * limits itself (given as server options by {@link connectionLimitOptions}): the largest message
+ * (checked on the 5-byte gRPC frame header, before the body is buffered), streams per connection,
+ * idle connections. What it cannot enforce is enforced by {@link guardConnections} on the HTTP/2
+ * servers grpc-js creates (reached through its internal `http2Servers` map, checked at start):
+ *
+ * - connections in total (`net.Server.maxConnections`: Node closes the socket before HTTP/2 sees
+ *   it) and per peer address (the socket is destroyed as it connects);
+ * - bytes of requests still arriving, in total and per connection: a request is buffered whole
+ *   before its handler (and so authentication) runs, so 200 streams each sending 4 MiB of a
+ *   declared 15 MiB held ~800 MiB; past the budget the stream is reset (RST_STREAM
+ *   ENHANCE_YOUR_CALM) and its bytes are released;
+ * - a request that stops arriving midway: reset after `streamIdleMs` without data.
+ *
+ * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
+ */
+import type { ChannelOptions, Server } from '@grpc/grpc-js';
+import { constants as http2constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+import { z } from 'zod';
+
+/** Limits of one API port's connections (env TOOLHUB_GRPC_*). */
+export interface ConnectionLimits {
+  /** Largest request message, bytes (over twice this, refused by grpc-js from its frame header). */
+  maxMessageBytes: number;
+  /** Open connections in total; more are closed at once. */
+  maxConnections: number;
+  /** Open connections from one peer address; more are closed at once. 0 = no per-peer cap (behind a proxy every connection has its address). */
+  maxConnectionsPerPeer: number;
+  /** Concurrent streams (calls) per connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerConnection: number;
+  /** Bytes of requests still arriving, all connections together. */
+  maxInFlightBytes: number;
+  /** Bytes of requests still arriving on one connection. */
+  maxInFlightBytesPerConnection: number;
+  /** A request whose bytes stop arriving this long before it is complete is reset. */
+  streamIdleMs: number;
+  /** A connection without calls this long is closed (GOAWAY). */
+  connectionIdleMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMessageBytes'>> = Object.freeze({
+  maxConnections: 4096,
+  maxConnectionsPerPeer: 512,
+  maxStreamsPerConnection: 128,
+  maxInFlightBytes: 64 * 1024 * 1024,
+  maxInFlightBytesPerConnection: 16 * 1024 * 1024,
+  streamIdleMs: 10_000,
+  connectionIdleMs: 300_000,
+});
+
+/** Refusals by reason, read by the metrics (toolhub_grpc_refused_total{reason}). */
+export class EdgeCounters {
+  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0 };
+  /** Connections open now. */
+  connections = 0;
+  /** Bytes of requests still arriving now. */
+  inFlightBytes = 0;
+}
+
+/** Config fields of {@link ConnectionLimits}, spread into apps that serve gRPC. */
+export function connectionLimitConfigFields() {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const int = (min: number, def: number) => z.coerce.number().int().min(min).default(def);
+  return {
+    grpcMaxConnections: { env: 'TOOLHUB_GRPC_MAX_CONNECTIONS', schema: int(1, d.maxConnections), description: 'Open connections to the gRPC API in total; more are closed at once' },
+    grpcMaxConnectionsPerPeer: {
+      env: 'TOOLHUB_GRPC_MAX_CONNECTIONS_PER_PEER',
+      schema: int(0, d.maxConnectionsPerPeer),
+      description: 'Open connections from one peer address; more are closed at once (0 = no cap; behind a proxy all connections share its address)',
+    },
+    grpcMaxStreamsPerConnection: { env: 'TOOLHUB_GRPC_MAX_STREAMS_PER_CONNECTION', schema: int(1, d.maxStreamsPerConnection), description: 'Concurrent calls per connection (HTTP/2 max concurrent streams)' },
+    grpcMaxInFlightBytes: { env: 'TOOLHUB_GRPC_MAX_IN_FLIGHT_BYTES', schema: int(1024, d.maxInFlightBytes), description: 'Bytes of requests still arriving, all connections together; past it the stream is reset' },
+    grpcMaxInFlightBytesPerConnection: {
+      env: 'TOOLHUB_GRPC_MAX_IN_FLIGHT_BYTES_PER_CONNECTION',
+      schema: int(1024, d.maxInFlightBytesPerConnection),
+      description: 'Bytes of requests still arriving on one connection; past it the stream is reset',
+    },
+    grpcStreamIdleMs: { env: 'TOOLHUB_GRPC_STREAM_IDLE_MS', schema: int(100, d.streamIdleMs), description: 'A request whose bytes stop arriving this long (ms) before it is complete is reset' },
+    grpcConnectionIdleMs: { env: 'TOOLHUB_GRPC_CONNECTION_IDLE_MS', schema: int(1000, d.connectionIdleMs), description: 'A connection without calls this long (ms) is closed' },
+  };
+}
+
+/** The limits from {@link connectionLimitConfigFields}' parsed values. */
+export function connectionLimitsFromConfig(c: {
+  grpcMaxConnections: number;
+  grpcMaxConnectionsPerPeer: number;
+  grpcMaxStreamsPerConnection: number;
+  grpcMaxInFlightBytes: number;
+  grpcMaxInFlightBytesPerConnection: number;
+  grpcStreamIdleMs: number;
+  grpcConnectionIdleMs: number;
+}): Omit<ConnectionLimits, 'maxMessageBytes'> {
+  return {
+    maxConnections: c.grpcMaxConnections,
+    maxConnectionsPerPeer: c.grpcMaxConnectionsPerPeer,
+    maxStreamsPerConnection: c.grpcMaxStreamsPerConnection,
+    maxInFlightBytes: c.grpcMaxInFlightBytes,
+    maxInFlightBytesPerConnection: c.grpcMaxInFlightBytesPerConnection,
+    streamIdleMs: c.grpcStreamIdleMs,
+    connectionIdleMs: c.grpcConnectionIdleMs,
+  };
+}
+
+/** The grpc-js server options for what grpc-js enforces itself. */
+export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions {
+  return {
+    // A message declared over twice the limit is refused from its frame header (RESOURCE_EXHAUSTED),
+    // never buffered; up to twice, our decoder answers with the clearer INVALID_ARGUMENT (and the
+    // bytes count against the in-flight budgets meanwhile).
+    'grpc.max_receive_message_length': Math.min(2 * limits.maxMessageBytes, 64 * 1024 * 1024),
+    'grpc.max_concurrent_streams': limits.maxStreamsPerConnection,
+    'grpc.max_connection_idle_ms': limits.connectionIdleMs,
+  };
+}
+
+interface SessionState {
+  inFlight: number;
+}
+
+/**
+ * Applies the limits grpc-js cannot enforce to `server`'s HTTP/2 servers (call after binding).
+ * @returns false when grpc-js's internals were not found (then only {@link connectionLimitOptions} apply).
+ */
+export function guardConnections(server: Server, limits: ConnectionLimits, counters: EdgeCounters): boolean {
+  const servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0) return false;
+  const perPeer = new Map<string, number>();
+  const sessions = new WeakMap<Http2Session, SessionState>();
+  for (const h2 of servers.keys()) {
+    h2.maxConnections = limits.maxConnections;
+    h2.on('drop', () => counters.refused.connections_total++);
+    // Counted on the TCP connection (before TLS and HTTP/2): a refused socket is destroyed before
+    // HTTP/2 reads from it. (HTTP/2 sessions forbid touching their socket afterwards.)
+    h2.prependListener('connection', (socket: Socket) => {
+      const peer = socket.remoteAddress ?? '';
+      const n = (perPeer.get(peer) ?? 0) + 1;
+      if (limits.maxConnectionsPerPeer > 0 && n > limits.maxConnectionsPerPeer) {
+        counters.refused.connections_per_peer++;
+        socket.destroy();
+        return;
+      }
+      perPeer.set(peer, n);
+      counters.connections++;
+      socket.once('close', () => {
+        counters.connections--;
+        const left = (perPeer.get(peer) ?? 1) - 1;
+        if (left <= 0) perPeer.delete(peer);
+        else perPeer.set(peer, left);
+      });
+    });
+    h2.on('session', (session: Http2Session) => sessions.set(session, { inFlight: 0 }));
+    h2.on('stream', (stream: ServerHttp2Stream) => {
+      const state = sessions.get(stream.session!);
+      if (state) watchStream(stream, state, limits, counters);
+    });
+  }
+  return true;
+}
+
+/**
+ * Counts a request's bytes until its message is complete (from the gRPC frame header's length),
+ * resetting the stream past a budget or when it stalls. grpc-js's own listener reads the same
+ * chunks (adding ours does not change the stream's flow).
+ */
+function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: ConnectionLimits, counters: EdgeCounters): void {
+  let held = 0; // bytes of the message in progress counted in the budgets
+  let header: Buffer = Buffer.alloc(0);
+  let remaining = -1; // body bytes still expected of the current message; -1 = reading a header
+  let timer: NodeJS.Timeout | undefined;
+  const release = (): void => {
+    counters.inFlightBytes -= held;
+    session.inFlight -= held;
+    held = 0;
+  };
+  const stop = (reason: 'in_flight_bytes' | 'stream_idle'): void => {
+    counters.refused[reason]++;
+    finish();
+    if (!stream.destroyed) stream.close(http2constants.NGHTTP2_ENHANCE_YOUR_CALM);
+  };
+  const arm = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stop('stream_idle'), limits.streamIdleMs);
+    timer.unref();
+  };
+  const finish = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    release();
+    stream.off('data', onData);
+  };
+  const onData = (chunk: Buffer): void => {
+    let offset = 0;
+    while (offset < chunk.length) {
+      if (remaining < 0) {
+        const take = Math.min(5 - header.length, chunk.length - offset);
+        header = Buffer.concat([header, chunk.subarray(offset, offset + take)]);
+        offset += take;
+        if (header.length < 5) break;
+        remaining = header.readUInt32BE(1);
+        header = Buffer.alloc(0);
+      }
+      const take = Math.min(remaining, chunk.length - offset);
+      remaining -= take;
+      offset += take;
+      held += take;
+      counters.inFlightBytes += take;
+      session.inFlight += take;
+      if (counters.inFlightBytes > limits.maxInFlightBytes || session.inFlight > limits.maxInFlightBytesPerConnection) return stop('in_flight_bytes');
+      if (remaining === 0) {
+        // The message is whole: grpc-js hands it to the handler; it no longer counts as arriving.
+        release();
+        remaining = -1;
+      }
+    }
+    if (remaining < 0 && header.length === 0) clearTimeout(timer);
+    else arm();
+  };
+  stream.on('data', onData);
+  // A stream that opened and sends nothing is a request that stopped arriving too.
+  arm();
+  stream.once('end', () => {
+    clearTimeout(timer);
+    timer = undefined;
+  });
+  stream.once('close', finish);
+}
