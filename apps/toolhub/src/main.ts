@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     statsFlushMs: config.statsFlushMs,
   });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
-  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
+  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge, log });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
   const toolPool = ToolWorkerPool.create();

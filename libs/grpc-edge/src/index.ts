@@ -1,5 +1,5 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
-export { type CallContext, type EdgeAuth, type GuardOptions, guardedServiceDefinition, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
+export { type CallContext, type EdgeAuth, type FailureObserver, type GuardOptions, guardedServiceDefinition, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
 export { abortedByDeadline, abortReason, CallAbortedError, deadlineSlackMs } from './call-aborts';
 export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
