@@ -44,7 +44,7 @@ export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMess
   maxConnections: 4096,
   maxConnectionsPerPeer: 512,
   maxStreamsPerConnection: 128,
-  maxInFlightBytes: 64 * 1024 * 1024,
+  maxInFlightBytes: 32 * 1024 * 1024,
   maxInFlightBytesPerConnection: 16 * 1024 * 1024,
   streamIdleMs: 10_000,
   connectionIdleMs: 300_000,
