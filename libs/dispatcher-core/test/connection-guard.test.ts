@@ -4,7 +4,9 @@
  * total, a declared oversize message is refused from its header, connections are capped per peer
  * and in total; every refusal is counted, and the bytes held return to 0.
  */
+import { status } from '@grpc/grpc-js';
 import { InProcessBus } from '@toolhub/bus';
+import { GRPC_ERROR_TRAILER } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, constants } from 'node:http2';
 import { connect as tcpConnect, type Socket } from 'node:net';
@@ -28,13 +30,21 @@ function partialRunTool(session: ClientHttp2Session, declared: number, sent: num
   return stream;
 }
 
-/** Resolves with the stream's RST code, or its grpc-status when it was answered. */
-function outcome(stream: ClientHttp2Stream): Promise<{ rst?: number; grpcStatus?: string }> {
+/** Resolves with the stream's RST code, its grpc-status and whether ToolHub's error trailer came. */
+function outcome(stream: ClientHttp2Stream): Promise<{ rst?: number; grpcStatus?: string; trailer: boolean; message?: string }> {
   return new Promise((resolve) => {
     let grpcStatus: string | undefined;
-    stream.on('trailers', (t) => (grpcStatus = String(t['grpc-status'])));
-    stream.on('response', (h) => h['grpc-status'] !== undefined && (grpcStatus = String(h['grpc-status'])));
-    stream.on('close', () => resolve({ rst: stream.rstCode, grpcStatus }));
+    let trailer = false;
+    let message: string | undefined;
+    const read = (h: Record<string, unknown>) => {
+      if (h['grpc-status'] === undefined) return;
+      grpcStatus = String(h['grpc-status']);
+      trailer = h[GRPC_ERROR_TRAILER] !== undefined;
+      message = decodeURIComponent(String(h['grpc-message'] ?? ''));
+    };
+    stream.on('trailers', read);
+    stream.on('response', read);
+    stream.on('close', () => resolve({ rst: stream.rstCode, grpcStatus, trailer, message }));
     stream.resume();
   });
 }
@@ -74,16 +84,18 @@ describe('the gRPC edge before authentication', () => {
     const before = counters().refused.stream_idle;
     const s = open();
     const res = await outcome(partialRunTool(s, 1000, 100));
-    expect(res.rst).toBe(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    // Answered as a ToolHub error (RESOURCE_EXHAUSTED with the ErrorInfo trailer), then the upload refused.
+    expect(res).toMatchObject({ grpcStatus: String(status.RESOURCE_EXHAUSTED), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('TOOLHUB_GRPC_STREAM_IDLE_MS');
     expect(counters().refused.stream_idle).toBe(before + 1);
     await waitFor(() => counters().inFlightBytes === 0);
     s.close();
   });
 
-  it('refuses a declared 15 MiB message from its header (limit 4 MiB)', async () => {
+  it('stops a declared 15 MiB message that stops arriving (limit 4 MiB)', async () => {
     const s = open();
     const res = await outcome(partialRunTool(s, 15 * MiB, 64 * 1024));
-    expect(res.grpcStatus ?? String(res.rst)).toMatch(/^(8|11)$/); // RESOURCE_EXHAUSTED, or reset as it kept sending
+    expect(res.grpcStatus).toBe(String(status.RESOURCE_EXHAUSTED));
     await waitFor(() => counters().inFlightBytes === 0);
     s.close();
   });
@@ -95,7 +107,9 @@ describe('the gRPC edge before authentication', () => {
     // 2 × 4 streams × 3 MiB of 4 MiB declared = 24 MiB offered against 6 MiB per connection, 10 MiB in all.
     const streams = [a, b].flatMap((s) => [0, 1, 2, 3].map(() => partialRunTool(s, 4 * MiB - 16, 3 * MiB)));
     const results = await Promise.all(streams.map(outcome));
-    expect(results.every((r) => r.rst === constants.NGHTTP2_ENHANCE_YOUR_CALM)).toBe(true); // over budget or, later, stalled
+    // Over the budget or, later, stalled: every one answered RESOURCE_EXHAUSTED with the trailer.
+    expect(results.every((r) => r.grpcStatus === String(status.RESOURCE_EXHAUSTED) && r.trailer)).toBe(true);
+    expect(results.some((r) => r.message?.includes('TOOLHUB_GRPC_MAX_IN_FLIGHT_BYTES'))).toBe(true);
     expect(counters().refused.in_flight_bytes).toBeGreaterThan(before);
     await waitFor(() => counters().inFlightBytes === 0);
     expect(counters().inFlightBytes).toBe(0);

@@ -9,20 +9,21 @@
  *   it) and per peer address (the socket is destroyed as it connects);
  * - bytes of requests still arriving, in total and per connection: a request is buffered whole
  *   before its handler (and so authentication) runs, so 200 streams each sending 4 MiB of a
- *   declared 15 MiB held ~800 MiB; past the budget the stream is reset (RST_STREAM
- *   ENHANCE_YOUR_CALM) and its bytes are released;
+ *   declared 15 MiB held ~800 MiB; past the budget the call is answered RESOURCE_EXHAUSTED (with
+ *   ToolHub's error trailer), the rest of its upload refused, and its bytes released;
  * - a request that stops arriving midway: reset after `streamIdleMs` without data.
  *
  * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
  */
 import type { ChannelOptions, Server } from '@grpc/grpc-js';
+import { ErrorInfo, GRPC_ERROR_TRAILER, ToolHubError } from '@toolhub/contracts';
 import { constants as http2constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 
 /** Limits of one API port's connections (env TOOLHUB_GRPC_*). */
 export interface ConnectionLimits {
-  /** Largest request message, bytes (over twice this, refused by grpc-js from its frame header). */
+  /** Largest request message, bytes (over 4x this, refused by grpc-js from its frame header). */
   maxMessageBytes: number;
   /** Open connections in total; more are closed at once. */
   maxConnections: number;
@@ -106,10 +107,10 @@ export function connectionLimitsFromConfig(c: {
 /** The grpc-js server options for what grpc-js enforces itself. */
 export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions {
   return {
-    // A message declared over twice the limit is refused from its frame header (RESOURCE_EXHAUSTED),
-    // never buffered; up to twice, our decoder answers with the clearer INVALID_ARGUMENT (and the
-    // bytes count against the in-flight budgets meanwhile).
-    'grpc.max_receive_message_length': Math.min(2 * limits.maxMessageBytes, 64 * 1024 * 1024),
+    // Far larger messages are refused by grpc-js from their frame header; up to 4x our decoder answers
+    // with the clearer INVALID_ARGUMENT (and ToolHub's error trailer). Memory is bounded meanwhile by
+    // the in-flight budgets of guardConnections, not by this.
+    'grpc.max_receive_message_length': Math.min(4 * limits.maxMessageBytes, 64 * 1024 * 1024),
     'grpc.max_concurrent_streams': limits.maxStreamsPerConnection,
     'grpc.max_connection_idle_ms': limits.connectionIdleMs,
   };
@@ -159,6 +160,16 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
   return true;
 }
 
+/** The error a stopped request is answered with. */
+function refusal(reason: 'in_flight_bytes' | 'stream_idle', limits: ConnectionLimits): ToolHubError {
+  const message =
+    reason === 'in_flight_bytes'
+      ? `The server is receiving too many request bytes at once (limits: ${limits.maxInFlightBytes} bytes in all, ${limits.maxInFlightBytesPerConnection} per connection; ` +
+        'TOOLHUB_GRPC_MAX_IN_FLIGHT_BYTES, _PER_CONNECTION), so this request was stopped before it was complete. Retry shortly, or send fewer large requests at once.'
+      : `The request stopped arriving for ${limits.streamIdleMs} ms before it was complete (TOOLHUB_GRPC_STREAM_IDLE_MS) and was dropped. Send the whole request.`;
+  return new ToolHubError('rate_limited', message, { retryable: true, retryAfterMs: 1000 });
+}
+
 /**
  * Counts a request's bytes until its message is complete (from the gRPC frame header's length),
  * resetting the stream past a budget or when it stalls. grpc-js's own listener reads the same
@@ -177,7 +188,29 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
   const stop = (reason: 'in_flight_bytes' | 'stream_idle'): void => {
     counters.refused[reason]++;
     finish();
-    if (!stream.destroyed) stream.close(http2constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    if (stream.destroyed) return;
+    // Answered like any ToolHub error (status, message and the ErrorInfo trailer, as a trailers-only
+    // response), then the rest of the upload is refused (RST_STREAM NO_ERROR: "stop sending").
+    if (!stream.headersSent) {
+      const e = refusal(reason, limits);
+      try {
+        stream.respond(
+          {
+            ':status': 200,
+            'content-type': 'application/grpc',
+            'grpc-status': String(e.grpcStatus),
+            'grpc-message': encodeURIComponent(e.message),
+            [GRPC_ERROR_TRAILER]: Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()).toString('base64'),
+          },
+          { endStream: true },
+        );
+        stream.close(http2constants.NGHTTP2_NO_ERROR);
+        return;
+      } catch {
+        // grpc-js answered meanwhile: fall through to the reset.
+      }
+    }
+    stream.close(http2constants.NGHTTP2_ENHANCE_YOUR_CALM);
   };
   const arm = (): void => {
     clearTimeout(timer);
