@@ -23,7 +23,7 @@ import { z } from 'zod';
 
 /** Limits of one API port's connections (env TOOLHUB_GRPC_*). */
 export interface ConnectionLimits {
-  /** Largest request message, bytes (over 4x this, refused by grpc-js from its frame header). */
+  /** Largest request message, bytes (over 2x this + 64 KiB, refused by grpc-js from its frame header). */
   maxMessageBytes: number;
   /** Open connections in total; more are closed at once. */
   maxConnections: number;
@@ -107,10 +107,11 @@ export function connectionLimitsFromConfig(c: {
 /** The grpc-js server options for what grpc-js enforces itself. */
 export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions {
   return {
-    // Far larger messages are refused by grpc-js from their frame header; up to 4x our decoder answers
-    // with the clearer INVALID_ARGUMENT (and ToolHub's error trailer). Memory is bounded meanwhile by
-    // the in-flight budgets of guardConnections, not by this.
-    'grpc.max_receive_message_length': Math.min(4 * limits.maxMessageBytes, 64 * 1024 * 1024),
+    // A message declared over twice the limit (+64 KiB for the request's other fields) is refused by
+    // grpc-js from its frame header, never buffered (bench/attacks: 200 streams declaring 15 MiB end
+    // at once); up to that our decoder answers with the clearer INVALID_ARGUMENT and ToolHub's error
+    // trailer, and the in-flight budgets of guardConnections bound the memory meanwhile.
+    'grpc.max_receive_message_length': Math.min(2 * limits.maxMessageBytes + 64 * 1024, 64 * 1024 * 1024),
     'grpc.max_concurrent_streams': limits.maxStreamsPerConnection,
     'grpc.max_connection_idle_ms': limits.connectionIdleMs,
   };
