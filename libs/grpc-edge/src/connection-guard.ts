@@ -33,7 +33,11 @@ export interface ConnectionLimits {
   maxStreamsPerConnection: number;
   /** Bytes of requests still arriving, all connections together. */
   maxInFlightBytes: number;
-  /** Bytes of requests still arriving on one connection. */
+  /**
+   * Bytes of requests still arriving on one connection. As large as the total by default: a client
+   * sending four messages near the limit at once (4 x 4 MiB x 2) must not be refused; lower it where
+   * clients send one at a time.
+   */
   maxInFlightBytesPerConnection: number;
   /** A request whose bytes stop arriving this long before it is complete is reset. */
   streamIdleMs: number;
@@ -46,7 +50,7 @@ export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMess
   maxConnectionsPerPeer: 512,
   maxStreamsPerConnection: 128,
   maxInFlightBytes: 32 * 1024 * 1024,
-  maxInFlightBytesPerConnection: 16 * 1024 * 1024,
+  maxInFlightBytesPerConnection: 32 * 1024 * 1024,
   streamIdleMs: 10_000,
   connectionIdleMs: 300_000,
 });
