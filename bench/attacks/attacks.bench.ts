@@ -209,7 +209,9 @@ async function partialBodies(address: string, pid: number) {
     const closed: Array<Promise<void>> = [];
     const started = Date.now();
     for (let c = 0; c < 4; c++) {
-      const session = h2connect(`http://${address}`);
+      // A large session memory on the attacking side, so the attack is not cut short by the sender's own
+      // HTTP/2 limit (Node's default, 10 MB, resets streams locally with ENHANCE_YOUR_CALM).
+      const session = h2connect(`http://${address}`, { maxSessionMemory: 4096 });
       session.on('error', () => undefined);
       sessions.push(session);
       for (let s = 0; s < 50; s++) {

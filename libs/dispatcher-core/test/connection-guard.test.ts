@@ -115,6 +115,18 @@ describe('the gRPC edge before authentication', () => {
     expect(counters().inFlightBytes).toBe(0);
   });
 
+  it('closes a connection whose requests pass the budget again and again', async () => {
+    const before = counters().refused.connections_over_budget;
+    const s = open();
+    const closed = new Promise((res) => s.once('close', res));
+    // 20 requests of 1 MiB (of 2 MiB declared) against 6 MiB per connection: 8 over the budget close it.
+    const streams = Array.from({ length: 20 }, () => partialRunTool(s, 2 * MiB, MiB));
+    await Promise.all(streams.map(outcome));
+    await closed;
+    expect(counters().refused.connections_over_budget).toBe(before + 1);
+    await waitFor(() => counters().inFlightBytes === 0);
+  });
+
   it('closes connections past the per-peer cap, and past the total cap', async () => {
     for (const s of sessions.splice(0)) s.destroy();
     await waitFor(() => counters().connections === 0);

@@ -13,6 +13,9 @@
  *   ToolHub's error trailer), the rest of its upload refused, and its bytes released;
  * - a request that stops arriving midway: reset after `streamIdleMs` without data.
  *
+ * - a connection whose requests passed the budget 8 times is closed (the rest of its uploads would
+ *   only be read off the socket and discarded).
+ *
  * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
  */
 import type { ChannelOptions, Server } from '@grpc/grpc-js';
@@ -57,7 +60,7 @@ export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMess
 
 /** Refusals by reason, read by the metrics (toolhub_grpc_refused_total{reason}). */
 export class EdgeCounters {
-  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0 };
+  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0, connections_over_budget: 0 };
   /** Connections open now. */
   connections = 0;
   /** Bytes of requests still arriving now. */
@@ -123,7 +126,17 @@ export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions
 
 interface SessionState {
   inFlight: number;
+  /** Requests of this connection stopped over the budget. */
+  overBudget: number;
+  close(): void;
 }
+
+/**
+ * A connection whose requests passed the in-flight budget this many times is closed: its peer keeps
+ * pushing bytes the server only discards (each refused stream's remaining upload is still read off
+ * the socket), so the flood is stopped at its source.
+ */
+const OVER_BUDGET_CLOSE = 8;
 
 /**
  * Applies the limits grpc-js cannot enforce to `server`'s HTTP/2 servers (call after binding).
@@ -156,7 +169,17 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
         else perPeer.set(peer, left);
       });
     });
-    h2.on('session', (session: Http2Session) => sessions.set(session, { inFlight: 0 }));
+    h2.on('session', (session: Http2Session) =>
+      sessions.set(session, {
+        inFlight: 0,
+        overBudget: 0,
+        close: () => {
+          if (session.destroyed) return;
+          counters.refused.connections_over_budget++;
+          session.destroy();
+        },
+      }),
+    );
     h2.on('stream', (stream: ServerHttp2Stream) => {
       const state = sessions.get(stream.session!);
       if (state) watchStream(stream, state, limits, counters);
@@ -193,6 +216,10 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
   const stop = (reason: 'in_flight_bytes' | 'stream_idle'): void => {
     counters.refused[reason]++;
     finish();
+    if (reason === 'in_flight_bytes' && ++session.overBudget >= OVER_BUDGET_CLOSE) {
+      session.close();
+      return;
+    }
     if (stream.destroyed) return;
     // Answered like any ToolHub error (status, message and the ErrorInfo trailer, as a trailers-only
     // response), then the rest of the upload is refused (RST_STREAM NO_ERROR: "stop sending").
