@@ -13,8 +13,8 @@
  *   ToolHub's error trailer), the rest of its upload refused, and its bytes released;
  * - a request that stops arriving midway: reset after `streamIdleMs` without data.
  *
- * - a connection whose requests passed the budget 8 times is closed (the rest of its uploads would
- *   only be read off the socket and discarded).
+ * - a connection whose requests passed the budget 8 times without completing one in between is
+ *   closed (the rest of its uploads would only be read off the socket and discarded).
  *
  * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
  */
@@ -132,7 +132,8 @@ interface SessionState {
 }
 
 /**
- * A connection whose requests passed the in-flight budget this many times is closed: its peer keeps
+ * A connection whose requests passed the in-flight budget this many times (with no request completed
+ * in between) is closed: its peer keeps
  * pushing bytes the server only discards (each refused stream's remaining upload is still read off
  * the socket), so the flood is stopped at its source.
  */
@@ -289,7 +290,9 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
       if (counters.inFlightBytes > limits.maxInFlightBytes || session.inFlight > limits.maxInFlightBytesPerConnection) return stop('in_flight_bytes');
       if (remaining === 0) {
         // The message is whole: grpc-js hands it to the handler; it no longer counts as arriving.
+        // A connection that completes requests is not a flood: its over-budget count starts again.
         release();
+        session.overBudget = 0;
         remaining = -1;
       }
     }
