@@ -1,7 +1,8 @@
 /** Every environment variable the dispatcher app reads (docker-compose.yml is checked against this). */
 import { DEFAULT_REQUESTS_PER_TURN } from '@toolhub/bus';
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
-import { grpcServerConfigFields } from '@toolhub/grpc-edge';
+import { argumentLimitConfigFields } from '@toolhub/dispatcher-core';
+import { connectionLimitConfigFields, grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
@@ -85,6 +86,8 @@ export const dispatcherConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...connectionLimitConfigFields(),
+  ...argumentLimitConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),

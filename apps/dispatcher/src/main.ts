@@ -3,8 +3,8 @@ import { natsStatusLogger } from '@toolhub/bus';
 import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
 import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
-import { assertSafeBind } from '@toolhub/grpc-edge';
-import { type Dispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { assertSafeBind, connectionLimitsFromConfig } from '@toolhub/grpc-edge';
+import { argumentOptionsFromConfig, type Dispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { connectMongoRunStore } from '@toolhub/run-store/mongo';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const running = await startDispatcher(bus, {
     dispatcher: {
       maxMessageBytes: config.maxMessageBytes,
+      ...argumentOptionsFromConfig(config),
       defaultRunTimeoutMs: config.defaultRunTimeoutMs,
       maxConcurrentPerCaller: config.maxConcurrentPerCaller,
       maxConcurrentRuns: config.maxConcurrentRuns,
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
       // The API port's health says what the probes say (a load balancer may check it).
       ready: () => ops.readiness.state.ready,
       maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+      connectionLimits: connectionLimitsFromConfig(config),
+      log,
     },
     deps: {
       grants: security.grants,

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     tls: security.tls,
     allowUnauthenticated: security.allowUnauthenticated,
     onAuditError: (err) => log.error({ err }, 'admin change made but not written to the audit log'),
+    log,
     ready: () => ops.readiness.state.ready,
     maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
   });

@@ -1,5 +1,6 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
+import { argumentLimitConfigFields } from '@toolhub/dispatcher-core';
 import { grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
 import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
@@ -32,6 +33,7 @@ export const toolhubConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...argumentLimitConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),
   ...consoleConfigFields(),

@@ -7,7 +7,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
-import { startDispatcher } from '@toolhub/dispatcher-core';
+import { argumentOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     statsFlushMs: config.statsFlushMs,
   });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
-  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge });
+  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge, log });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
   const toolPool = ToolWorkerPool.create();
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
   // process are taken again at start).
   const runStore = await openEmbeddedRunStore({ dir: join(dataDir, 'runs'), compactionIntervalMs: ONE_PROCESS_BOUNDS.compactionIntervalMs });
   const running = await startDispatcher(bus, {
+    dispatcher: argumentOptionsFromConfig(config),
     grpc: { host: config.grpcHost, port: config.grpcPort, ...edge },
     deps: { logger: log, grants: security.grants, asyncRuns: { store: runStore, queue: 'local', concurrency: config.runConcurrency, retentionMs: config.runRetentionMs } },
   });

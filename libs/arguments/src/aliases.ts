@@ -9,6 +9,9 @@ import { type AppliedFix, snakeCase } from '@toolhub/contracts';
 
 import { childPointer, isPlainObject, type JsonObject } from './json';
 
+/** Most undeclared arguments a call may have for the alias pass to run. */
+const MAX_ALIAS_CANDIDATES = 64;
+
 /** Declared top-level property names of a schema, by snake_case form (only forms that map to one name). */
 export type AliasTargets = ReadonlyMap<string, string>;
 
@@ -31,8 +34,12 @@ export function findAliasTargets(root: JsonObject): AliasTargets {
 export function applyNameAliases(holder: { root: unknown }, targets: AliasTargets, fixes: AppliedFix[]): ReadonlyMap<string, string> | undefined {
   const args = holder.root;
   if (targets.size === 0 || !isPlainObject(args)) return undefined;
+  const keys = Object.keys(args);
+  // Bounded work: a call with far more arguments than the schema has names is not a naming slip
+  // (snakeCase of 10,000 unknown keys cost ~17 ms); it fails validation as it is.
+  if (keys.length > targets.size + MAX_ALIAS_CANDIDATES) return undefined;
   let renamed: Array<[string, string]> | undefined;
-  for (const key of Object.keys(args)) {
+  for (const key of keys) {
     if (targets.has(key) || !/^[\p{L}\p{N}_. -]+$/u.test(key)) continue;
     const target = targets.get(snakeCase(key));
     if (target === undefined || Object.hasOwn(args, target)) continue;

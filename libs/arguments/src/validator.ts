@@ -19,6 +19,12 @@ import { toViolations } from './violations';
 const MAX_ROUNDS = 6;
 /** Violations spelled out in the error message; all of them are in `violations`. */
 const VIOLATIONS_IN_MESSAGE = 8;
+/**
+ * Past this many validation errors, arguments are not repaired and only the first errors are
+ * described: with 180,000 unknown properties, describing every one (a "did you mean" search each)
+ * took seconds. A call that wrong gets the first problems and the count, which is enough to redo it.
+ */
+const MAX_ERRORS_WORKED = 200;
 
 /** What {@link ArgumentValidator.validateAndRepair} returns. */
 export interface RepairResult {
@@ -166,6 +172,7 @@ export class ArgumentValidator {
     let valid = false;
     for (let round = 0; !valid && round < MAX_ROUNDS; round++) {
       const errors = validate.errors ?? [];
+      if (errors.length > MAX_ERRORS_WORKED) break; // far from valid: reject (bounded cost) instead of repairing
       let changed = false;
       // A null removed from a property that turns out to be required goes back: it was not optional.
       for (const error of errors) {
@@ -198,17 +205,20 @@ export class ArgumentValidator {
   }
 
   private rejection(toolId: string, compiled: CompiledSchema, errors: Parameters<typeof toViolations>[0], fixes: AppliedFix[]): ToolHubError {
-    let violations: FieldViolation[] = toViolations(errors, compiled.root);
+    const capped = errors.length > MAX_ERRORS_WORKED;
+    let violations: FieldViolation[] = toViolations(capped ? errors.slice(0, MAX_ERRORS_WORKED) : errors, compiled.root);
     if (violations.length === 0) {
       violations = [{ field: '/', message: errors[0]?.message ?? 'does not match the input schema', expected: '', example: '' }];
     }
-    const total = violations.length;
+    // Capped: Ajv's error count stands in for the problems not described (it may count one twice).
+    const total = capped ? Math.max(errors.length, violations.length) : violations.length;
     violations = violations.slice(0, this.options.maxViolations);
     const lines = violations.slice(0, VIOLATIONS_IN_MESSAGE).map((v) => {
       const hints = [v.expected && `expected ${v.expected}`, v.example && `e.g. ${v.example}`].filter(Boolean).join('; ');
       return `- ${v.field}: ${v.message}${hints ? ` [${hints}]` : ''}`;
     });
     if (total > VIOLATIONS_IN_MESSAGE) lines.push(`- …and ${total - VIOLATIONS_IN_MESSAGE} more${total > violations.length ? ` (${violations.length} listed in violations)` : ' (see violations)'}`);
+    if (capped) lines.push(`- (${errors.length} validation errors in all: only the first ${MAX_ERRORS_WORKED} were examined and nothing was repaired)`);
     const repaired = fixes.length ? `\nAlready repaired (keep these): ${fixes.map((f) => `${f.field} ${f.description}`).join('; ')}.` : '';
     const message =
       `The arguments for ${toolId} do not match its input schema (${total} problem${total === 1 ? '' : 's'}):\n${lines.join('\n')}${repaired}\n` +

@@ -248,6 +248,17 @@ export {
 } from './errors';
 export { boundedError, MAX_ERROR_MESSAGE_CHARS } from './error-bounds';
 export { assertRunIdentifiers, MAX_RUN_IDENTIFIER_CHARS, type RunIdentifiers } from './run-identifiers';
+export {
+  argumentLimitError,
+  type ArgumentLimits,
+  type ArgumentSize,
+  checkArguments,
+  countJsonNodes,
+  DEFAULT_ARGUMENT_LIMITS,
+  measureArguments,
+  measureRequestArguments,
+  measureStructWire,
+} from './argument-limits';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';

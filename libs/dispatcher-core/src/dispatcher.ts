@@ -8,7 +8,7 @@
 import { AdapterClient, type SdkLogger } from '@toolhub/adapter-sdk';
 import type { Bus } from '@toolhub/bus';
 import type { Grants } from '@toolhub/auth';
-import type { CallContext } from '@toolhub/grpc-edge';
+import { type CallContext, EdgeCounters } from '@toolhub/grpc-edge';
 import { type Cache, MemoryCache } from '@toolhub/cache';
 import {
   type GetPreloadSetRequest,
@@ -39,6 +39,7 @@ import { RegistryClient } from './registry-client';
 import { ReplicaProbe } from './replica-probe';
 import { ProgressRouter } from './progress-router';
 import { RunPipeline } from './run-pipeline';
+import { ArgumentWorkerPool } from './argument-workers';
 import { type ArgumentsValidator, defaultValidator } from './validator';
 import { AsyncRuns } from './runs/async-runs';
 import { RunStats } from './runs/run-stats';
@@ -103,6 +104,10 @@ export class Dispatcher {
   private readonly client: AdapterClient;
   private readonly log: SdkLogger;
   private readonly validator: ArgumentsValidator | undefined;
+  /** Refusals at the gRPC edge (connections, in-flight bytes, stalled requests), for the metrics. */
+  readonly edgeCounters = new EdgeCounters();
+  /** Worker threads validating large arguments (none with a custom validator or argumentWorkerBytes 0). */
+  readonly argumentWorkers: ArgumentWorkerPool | undefined;
   private probe: ReplicaProbe | undefined;
   private readonly progress: ProgressRouter;
   /** Async runs, when configured (see {@link AsyncRunsConfig}). */
@@ -140,7 +145,10 @@ export class Dispatcher {
     });
     this.admission = new AdmissionGate({ maxConcurrent: options.maxConcurrentRuns, maxQueued: options.maxQueuedRuns, maxQueueWaitMs: options.maxQueueWaitMs });
     this.metadata = new MetadataCache(deps.cache ?? new MemoryCache(), options.ttlMs);
-    this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log));
+    // Large arguments are validated on worker threads, off the thread that serves every caller.
+    if (deps.validator === undefined && options.argumentWorkerBytes > 0) this.argumentWorkers = new ArgumentWorkerPool(options.argumentWorkers, options.maxArgumentDepth);
+    const offThread = this.argumentWorkers && { pool: this.argumentWorkers, minBytes: options.argumentWorkerBytes, minNodes: options.argumentWorkerNodes };
+    this.validator = deps.validator === false ? undefined : (deps.validator ?? defaultValidator(options.maxArgumentDepth, this.log, offThread));
     this.registry = new RegistryClient(bus);
     this.grants = deps.grants;
     this.catalog = new CatalogService({ client: this.client, registry: this.registry, metadata: this.metadata, providers, options, grants: deps.grants });
@@ -320,6 +328,7 @@ export class Dispatcher {
     // First: running async runs are handed back (another replica, or the next start, takes them).
     await this.asyncRuns?.close();
     this.probe?.close();
+    await this.argumentWorkers?.close();
     await this.callEvents.close();
     await this.metadata.close();
     await this.inflight.close();

@@ -3,12 +3,31 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server } from '@grpc/grpc-js';
-import { contractDescriptorSet, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
+import { argumentLimitError, contractDescriptorSet, measureRequestArguments, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
-import { addReflection, ApiHealth, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, serverStream, type ServerTlsOptions, shedBeforeGrpc, unary } from '@toolhub/grpc-edge';
+import {
+  addReflection,
+  ApiHealth,
+  assertSafeBind,
+  bindServer,
+  closeServer,
+  connectionAgeOptions,
+  type ConnectionLimits,
+  connectionLimitOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  DescriptorIndex,
+  type EdgeAuth,
+  guardConnections,
+  guardedServiceDefinition,
+  serverStream,
+  type ServerTlsOptions,
+  shedBeforeGrpc,
+  unary,
+} from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
 
 import { callViewedAs, describeAccess } from './access';
+import { argumentLimits } from './arguments';
 import { runBatch } from './batch-run';
 import { runToolStream } from './run-tool-stream';
 import type { Dispatcher } from './dispatcher';
@@ -36,6 +55,10 @@ export interface GrpcServerOptions {
   ready?: () => boolean;
   /** Connections end after this age (see connectionAgeOptions). @default 0: never */
   maxConnectionAgeMs?: number;
+  /** Connection, stream and in-flight byte limits (see @toolhub/grpc-edge connection-guard). @default DEFAULT_CONNECTION_LIMITS */
+  connectionLimits?: Partial<Omit<ConnectionLimits, 'maxMessageBytes'>>;
+  /** Where a missing connection guard is reported. */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export interface RunningGrpcServer {
@@ -53,6 +76,9 @@ export interface RunningGrpcServer {
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
 /** Paths of the runs the admission gate sheds (RunTool and its streaming variant). */
 const SHED_PATHS = new Set([`/${SERVICE_NAME}/RunTool`, `/${SERVICE_NAME}/RunToolStream`]);
+/** Where the arguments sit in the requests (proto field numbers): RunToolRequest.arguments = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4. */
+const RUN_TOOL_ARGUMENTS = { argumentsField: 3 };
+const RUN_TOOLS_ARGUMENTS = { repeatedField: 1, argumentsField: 4 };
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -60,9 +86,11 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Any authenticated principal may use the agent API; grants decide which tools it sees.
   const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator } : undefined;
   const maxMessageBytes = dispatcher.options.maxMessageBytes;
+  const connectionLimits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, maxMessageBytes };
   const server = new Server({
-    // grpc-js rejects far larger messages before our decoder runs; ours gives the clearer error.
-    'grpc.max_receive_message_length': Math.min(maxMessageBytes * 4, 64 * 1024 * 1024),
+    // Memory before authentication: the largest message is refused from its frame header (never
+    // buffered), streams per connection and idle connections are bounded; the rest below.
+    ...connectionLimitOptions(connectionLimits),
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     // Channelz (gRPC's introspection service, which ToolHub does not serve) counts every call and
     // every message: a few percent of a busy dispatcher's CPU for data nobody can read.
@@ -72,7 +100,16 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Under a burst past the admission limits, RunTool is refused before it is decoded or
   // authenticated (counted in the shed metric; no tool.called event: the tool is not known yet).
   const refuseEarly = (method: string) => (method === 'runTool' || method === 'runToolStream' ? dispatcher.admission.refuseEarly() : undefined);
-  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly }), {
+  // Argument limits counted on the wire, before decoding: decoding is itself linear in the count.
+  // Depth is left to the pipeline (the decoder bounds recursion), which records the refused call.
+  const limits = { ...argumentLimits(dispatcher.options), maxDepth: Number.MAX_SAFE_INTEGER };
+  const precheck = (method: string, buf: Buffer): Error | undefined => {
+    const path = method === 'runTool' ? RUN_TOOL_ARGUMENTS : method === 'runTools' ? RUN_TOOLS_ARGUMENTS : undefined;
+    if (path === undefined) return undefined;
+    const size = measureRequestArguments(buf, limits, path);
+    return size.exceeded ? argumentLimitError(size, limits, method === 'runTools' ? "The batch's arguments (all calls together)" : 'The arguments') : undefined;
+  };
+  server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly, precheck }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
     runTool: unary('toolhub.v1.ToolHub/RunTool', (req, call) => dispatcher.runTool(req as never, call), auth),
@@ -106,7 +143,13 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   addReflection(server, index);
 
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
-  // The same refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything.
+  // Connections per peer and in total, bytes still arriving, stalled requests: grpc-js has no
+  // option for these; they are enforced on its HTTP/2 servers.
+  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters)) {
+    options.log?.warn({}, 'gRPC connection guard not installed (grpc-js internals changed): only grpc-js limits apply; put a proxy with connection limits in front (README "Limits")');
+  }
+  // The admission refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything
+  // (installed after the guard, so a refused stream costs neither grpc-js nor the guard).
   shedBeforeGrpc(server, (path) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined));
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load

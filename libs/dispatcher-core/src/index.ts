@@ -21,5 +21,7 @@ export { type DispatcherOptions, type ResolvedDispatcherOptions, withDefaults } 
 export { ProviderDirectory } from './providers';
 export { type GrpcServerOptions, type RunningGrpcServer, startGrpcServer } from './grpc-server';
 export { type CallContext, toGrpcError } from '@toolhub/grpc-edge';
-export { checkArgumentDepth } from './arguments';
+export { argumentLimitConfigFields, argumentLimits, argumentOptionsFromConfig, checkArgumentDepth, checkArgumentLimits } from './arguments';
+export { ARGUMENTS_WORKER_FILE, ArgumentWorkerPool, type ArgumentWorkerStats, runArgumentsWorker } from './argument-workers';
+export { type ValidatedArguments } from './validator';
 export { type RunningDispatcher, startDispatcher } from './start';

@@ -1,5 +1,5 @@
 /** Options of the dispatcher core, with every default in one place. */
-import type { ImportanceName } from '@toolhub/contracts';
+import { DEFAULT_ARGUMENT_LIMITS, type ImportanceName } from '@toolhub/contracts';
 
 import { DEFAULT_EVENTS_PER_MESSAGE, type EventDurability } from './call-events';
 
@@ -22,6 +22,26 @@ export interface DispatcherOptions {
   maxMessageBytes?: number;
   /** Deepest nesting accepted in tool arguments. @default 32 */
   maxArgumentDepth?: number;
+  /**
+   * Largest arguments of one call (a batch's calls together), as JSON text in bytes (protobuf bytes
+   * at the gRPC edge), refused before any validation. @default 4194304 (4 MiB)
+   */
+  maxArgumentBytes?: number;
+  /**
+   * Most properties and array items, at any depth, in one call's arguments (a batch's calls
+   * together), refused before decoding at the gRPC edge and before validation everywhere: decoding,
+   * validating and forwarding cost about linear in this count on the serving thread. @default 10000
+   */
+  maxArgumentNodes?: number;
+  /**
+   * Arguments of at least this many bytes are validated and repaired on a worker thread, so a large
+   * input does not hold the thread that serves every other call. 0 = never. @default 262144 (256 KiB)
+   */
+  argumentWorkerBytes?: number;
+  /** Arguments with at least this many properties and array items are validated on a worker thread too. @default 2000 */
+  argumentWorkerNodes?: number;
+  /** Worker threads for large arguments (started on first use). @default 1 */
+  argumentWorkers?: number;
   /** Runs one caller may have in progress at once. @default 64 */
   maxConcurrentPerCaller?: number;
   /** Runs this dispatcher executes at once; more wait in the admission queue. @default 256 */
@@ -87,7 +107,12 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
     registryTimeoutMs: options.registryTimeoutMs ?? 2_000,
     searchTimeoutMs: options.searchTimeoutMs ?? 10_000,
     maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
-    maxArgumentDepth: options.maxArgumentDepth ?? 32,
+    maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_ARGUMENT_LIMITS.maxDepth,
+    maxArgumentBytes: options.maxArgumentBytes ?? DEFAULT_ARGUMENT_LIMITS.maxBytes,
+    maxArgumentNodes: options.maxArgumentNodes ?? DEFAULT_ARGUMENT_LIMITS.maxNodes,
+    argumentWorkerBytes: options.argumentWorkerBytes ?? 256 * 1024,
+    argumentWorkerNodes: options.argumentWorkerNodes ?? 2000,
+    argumentWorkers: options.argumentWorkers ?? 1,
     maxConcurrentPerCaller: options.maxConcurrentPerCaller ?? 64,
     maxConcurrentRuns: options.maxConcurrentRuns ?? 256,
     maxQueuedRuns: options.maxQueuedRuns ?? 512,
@@ -112,6 +137,10 @@ export function withDefaults(options: DispatcherOptions = {}): ResolvedDispatche
   if (!(resolved.maxConcurrentRuns >= 1)) problems.push(`maxConcurrentRuns must be at least 1, got ${resolved.maxConcurrentRuns}`);
   if (!(resolved.maxQueuedRuns >= 0)) problems.push(`maxQueuedRuns must be at least 0, got ${resolved.maxQueuedRuns}`);
   if (resolved.eventDurability === 'outbox' && !resolved.outboxDir) problems.push('eventDurability "outbox" needs outboxDir');
+  for (const key of ['maxArgumentDepth', 'maxArgumentBytes', 'maxArgumentNodes', 'argumentWorkerNodes', 'argumentWorkers'] as const) {
+    if (!(Number.isInteger(resolved[key]) && resolved[key] >= 1)) problems.push(`${key} must be a positive integer, got ${resolved[key]}`);
+  }
+  if (!(Number.isInteger(resolved.argumentWorkerBytes) && resolved.argumentWorkerBytes >= 0)) problems.push(`argumentWorkerBytes must be an integer of at least 0, got ${resolved.argumentWorkerBytes}`);
   if (resolved.maxConcurrentPerCaller < 1) problems.push(`maxConcurrentPerCaller must be at least 1, got ${resolved.maxConcurrentPerCaller}`);
   for (const [k, v] of Object.entries(resolved.ttlMs)) if (!(v > 0)) problems.push(`ttlMs.${k} must be positive, got ${v}`);
   if (problems.length) throw new Error(`Invalid dispatcher options: ${problems.join('; ')}`);

@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { AdmissionGate } from './admission';
-import { checkArgumentDepth } from './arguments';
+import { checkArgumentLimits } from './arguments';
 import type { CallEventPublisher } from './call-events';
 import type { CatalogService } from './catalog';
 import type { InflightTracker } from './inflight';
@@ -87,7 +87,7 @@ export class RunPipeline {
     let release: (() => void) | undefined;
     let admitted: (() => void) | Promise<() => void>;
     try {
-      checkArgumentDepth(args, options.maxArgumentDepth);
+      checkArgumentLimits(args, options);
       assertRunIdentifiers(req);
       this.assertBusConnected();
       release = this.deps.limiter.acquire(limitKey(principal, req.caller));
@@ -213,7 +213,8 @@ export class RunPipeline {
       const info = candidate.tool!;
       let validated: { args: Record<string, unknown>; fixes: AppliedFix[] };
       try {
-        validated = validator ? validator.validate(info, candidateArgs) : { args: candidateArgs, fixes: [] };
+        const checked = validator ? validator.validate(info, candidateArgs) : { args: candidateArgs, fixes: [] };
+        validated = checked instanceof Promise ? await checked : checked; // large arguments: on a worker thread
       } catch (err) {
         if (index === 0) throw err; // The caller's own mistake: report it, do not paper over it.
         continue;

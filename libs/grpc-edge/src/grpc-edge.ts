@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import { type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role } from '@toolhub/auth';
-import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, withoutStackTrace } from '@toolhub/contracts';
+import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, toToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
 import { abortReason } from './call-aborts';
@@ -72,6 +72,12 @@ export interface GuardOptions {
    * an error answers the call at once, before decoding and authentication (load shedding).
    */
   refuseEarly?: (method: string) => Error | undefined;
+  /**
+   * Asked with the raw request bytes of `method` before they are decoded (after `refuseEarly` and
+   * the size check): an error answers the call at once. For checks whose cost must not depend on
+   * what decoding would build, e.g. counting a Struct's entries on the wire.
+   */
+  precheck?: (method: string, buf: Buffer) => Error | undefined;
 }
 
 /**
@@ -96,6 +102,8 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
             ),
           };
         }
+        const rejected = options.precheck?.(method, buf);
+        if (rejected) return { [DECODE_ERROR]: rejected };
         try {
           return def.requestDeserialize(buf);
         } catch (err) {
@@ -140,6 +148,12 @@ function traceHeadersOf(ctx: Context): Record<string, string> {
   return headers;
 }
 
+/**
+ * Told about every unary call that failed, refused ones included (no credentials, wrong role):
+ * `principal` is undefined when authentication itself failed. For audit trails (registry admin).
+ */
+export type FailureObserver = (failure: { method: string; error: ToolHubError; principal: Principal | undefined; requestId: string }) => void;
+
 /** Told about every finished unary call: method path, gRPC status code, duration in seconds. */
 export type RpcObserver = (method: string, code: number, seconds: number) => void;
 let rpcObserver: RpcObserver | undefined;
@@ -181,17 +195,18 @@ function admit(principal: Principal, method: string, roles: readonly Role[] | un
 }
 
 /** The principal of a call, or the UNAUTHENTICATED / PERMISSION_DENIED error. Sync when it can be (API keys, cached JWTs). */
-export function principalFor(call: Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getAuthContext'>, method: string, auth: EdgeAuth | undefined): Principal | Promise<Principal> {
+export function principalFor(call: Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getAuthContext'>, method: string, auth: EdgeAuth | undefined, seen?: (p: Principal) => void): Principal | Promise<Principal> {
   if (!auth?.authenticator.enabled) return LOCAL_PRINCIPAL;
   const p = auth.authenticator.authenticate(credentialsOf(call));
-  return p instanceof Promise ? p.then((x) => admit(x, method, auth.roles)) : admit(p, method, auth.roles);
+  // `seen` learns who it is before the role check (a refusal names the principal it refused).
+  return p instanceof Promise ? p.then((x) => (seen?.(x), admit(x, method, auth.roles))) : (seen?.(p), admit(p, method, auth.roles));
 }
 
 /**
  * Wraps a service method as a grpc-js unary handler with authentication (when `auth` is given and
  * enabled), tracing and error mapping. The principal reaches `fn` as `call.principal`.
  */
-export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res, auth?: EdgeAuth): handleUnaryCall<Decoded<Req>, Res> {
+export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res, auth?: EdgeAuth, onFailure?: FailureObserver): handleUnaryCall<Decoded<Req>, Res> {
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
     const arrivedUnixMs = Date.now();
     // One controller per call; created lazily would save little, and the listener is cheap.
@@ -227,16 +242,27 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
         return;
       }
       const traceHeaders = span ? traceHeadersOf(active) : callerTraceHeaders(call.metadata);
+      let who: Principal | undefined;
       const run = () =>
         Promise.resolve()
-          .then(() => principalFor(call, method, auth))
+          .then(() => principalFor(call, method, auth, onFailure && ((p) => (who = p))))
           .then((principal) => {
+            who = principal;
             if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
             return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
           })
           .then(
             (res) => finish(null, res),
-            (err: unknown) => finish(err),
+            (err: unknown) => {
+              if (onFailure) {
+                try {
+                  onFailure({ method, error: toToolHubError(err), principal: who, requestId });
+                } catch {
+                  // An observer's failure must not change the answer.
+                }
+              }
+              finish(err);
+            },
           );
       void (span ? context.with(active, run) : run());
     };

@@ -6,7 +6,7 @@
  * official SDK's server over a Node-native Streamable HTTP transport (node-transport.ts).
  */
 import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal } from '@toolhub/auth';
-import { type PreloadTool, ToolHubError, toToolHubError } from '@toolhub/contracts';
+import { argumentLimitError, countJsonNodes, type PreloadTool, ToolHubError, toToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { DoorBackend } from './backend';
 import { createSessionServer } from './mcp-server';
 import { NodeStreamableHttpTransport } from './node-transport';
-import { type McpDoorOptions, type ResolvedMcpDoorOptions, withMcpDefaults } from './options';
+import { ENVELOPE_NODES, type McpDoorOptions, type ResolvedMcpDoorOptions, withMcpDefaults } from './options';
 import { DoorSession, fetchPreloadSet } from './session';
 
 /** JSON-RPC error codes the door answers with before a message reaches the SDK. */
@@ -266,6 +266,13 @@ export class McpDoor {
     if (body === 'too_large') {
       this.note('POST', 'too_large');
       return rpcError(res, 413, INVALID_REQUEST, `The request body is over ${this.options.maxBodyBytes} bytes. Send smaller arguments (e.g. a file path instead of file contents).`, { connection: 'close' });
+    }
+    // Counted before parsing: JSON.parse of 180,000 properties alone holds the thread ~100 ms.
+    const counted = countJsonNodes(body, this.options.maxBodyNodes);
+    if (counted.exceeded) {
+      this.note('POST', 'too_large');
+      const limit = this.options.maxBodyNodes - ENVELOPE_NODES;
+      return rpcError(res, 413, INVALID_REQUEST, argumentLimitError({ bytes: body.length, nodes: counted.nodes, depth: 0, exceeded: 'nodes' }, { maxBytes: 0, maxNodes: limit, maxDepth: 0 }, "The request body's values").message);
     }
     let message: unknown;
     try {

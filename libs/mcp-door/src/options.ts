@@ -1,6 +1,10 @@
 /** Settings of the MCP door, their defaults (filled in one place) and their environment variables. */
 import { zBoolean, zDuration, zList } from '@toolhub/config';
+import { DEFAULT_ARGUMENT_LIMITS } from '@toolhub/contracts';
 import { z } from 'zod';
+
+/** Properties of a tools/call message besides its arguments (jsonrpc, id, method, params, name, arguments, _meta…). */
+export const ENVELOPE_NODES = 64;
 
 /** What `tools/list` shows: the meta-tools + preload set + looked-up tools, or every visible tool. */
 export type McpView = 'default' | 'flat';
@@ -24,6 +28,12 @@ export interface McpDoorOptions {
   sessionIdleMs?: number;
   /** Largest POST body, bytes. @default 4194304 */
   maxBodyBytes?: number;
+  /**
+   * Most properties and array items in a POST body, counted before it is parsed (the dispatcher's
+   * TOOLHUB_MAX_ARGUMENT_NODES plus room for the JSON-RPC envelope, when the app passes it).
+   * @default 10000 + 64
+   */
+  maxBodyNodes?: number;
   /** Token budget of tools a session looked up (agent-kit's LoadedTools). @default 8000 */
   loadedTokenBudget?: number;
   /** Longest result text. @default 16000 */
@@ -57,6 +67,7 @@ export function withMcpDefaults(o: McpDoorOptions = {}): ResolvedMcpDoorOptions 
     maxSessions: o.maxSessions ?? 1000,
     sessionIdleMs: o.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: o.maxBodyBytes ?? 4 * 1024 * 1024,
+    maxBodyNodes: o.maxBodyNodes ?? DEFAULT_ARGUMENT_LIMITS.maxNodes + ENVELOPE_NODES,
     loadedTokenBudget: o.loadedTokenBudget ?? 8000,
     maxResultChars: o.maxResultChars ?? 16_000,
     preloadTimeoutMs: o.preloadTimeoutMs ?? 3000,

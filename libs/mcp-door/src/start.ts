@@ -6,7 +6,7 @@ import { mcpAuthenticator, mcpResourceUrl } from './auth';
 import type { DoorBackend } from './backend';
 import { McpDoor } from './http-door';
 import { registerMcpMetrics } from './metrics';
-import { mcpOptionsFrom, type McpSettings } from './options';
+import { ENVELOPE_NODES, mcpOptionsFrom, type McpSettings } from './options';
 
 export interface RunningMcpDoor {
   readonly door: McpDoor;
@@ -22,14 +22,18 @@ export interface RunningMcpDoor {
  */
 export async function startMcpDoor(
   backend: DoorBackend,
-  settings: AuthSettings & McpSettings,
+  settings: AuthSettings & McpSettings & { maxArgumentNodes?: number },
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
 ): Promise<RunningMcpDoor | undefined> {
   if (!settings.mcpDoor) return undefined;
   const authenticator = mcpAuthenticator(settings);
   const door = await McpDoor.start(
     backend,
-    { ...mcpOptionsFrom(settings), resourceUrl: settings.mcpResourceUrl ?? (settings.mcpPort === 0 ? undefined : mcpResourceUrl(settings)), authorizationServers: settings.authJwtIssuer ? [settings.authJwtIssuer] : [] },
+    {
+      ...mcpOptionsFrom(settings),
+      // The dispatcher's argument limit, counted on the body before it is parsed.
+      ...(settings.maxArgumentNodes ? { maxBodyNodes: settings.maxArgumentNodes + ENVELOPE_NODES } : {}),
+      resourceUrl: settings.mcpResourceUrl ?? (settings.mcpPort === 0 ? undefined : mcpResourceUrl(settings)), authorizationServers: settings.authJwtIssuer ? [settings.authJwtIssuer] : [] },
     { authenticator, logger: log, allowUnauthenticated: settings.allowUnauthenticated },
   );
   log?.info({ address: door.address, view: door.options.view, stateless: door.options.stateless, auth: authenticator.methods }, `MCP door listening on ${door.address}`);

@@ -82,6 +82,15 @@ describe('the MCP door over raw HTTP', () => {
     expect((await post(stack.door.address, JSON.stringify(INIT))).status).toBe(200);
   });
 
+  it('refuses a body of 180,000 properties (under the byte limit) before parsing it, naming the limit, and keeps serving', async () => {
+    const args: Record<string, string> = {};
+    for (let i = 0; i < 180_000; i++) args[`k${i}`] = 'x';
+    const res = await post(stack.door.address, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tool_run', arguments: args } }));
+    expect([res.status, res.json.error!.code]).toEqual([413, -32600]);
+    expect(res.json.error!.message).toMatch(/^The request body's values hold more than 10000 properties and array items in all .*TOOLHUB_MAX_ARGUMENT_NODES/);
+    expect((await post(stack.door.address, JSON.stringify(INIT))).status).toBe(200);
+  });
+
   it('keeps at most maxSessions after 10,000 sessions are opened and dropped, evicting the flooder\'s own, and still opens new ones', async () => {
     const other = await post(stack.door.address, JSON.stringify(INIT), { authorization: `Bearer ${AGENT_B_KEY}` });
     const otherSid = other.headers.get('mcp-session-id')!;

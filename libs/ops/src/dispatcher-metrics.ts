@@ -120,6 +120,33 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       this.inc({ kind: 'heartbeat' }, dispatcher.providers.binding.refused.heartbeat);
     },
   });
+  const edge = dispatcher.edgeCounters;
+  new Counter({
+    name: 'toolhub_grpc_refused_total',
+    help: 'gRPC API refusals before a call is decoded, by reason: connections_total / connections_per_peer (connection closed at once), in_flight_bytes (request bytes still arriving over the budget: call answered RESOURCE_EXHAUSTED), stream_idle (a request stopped arriving: same), connections_over_budget (a connection closed after 8 requests over the budget)',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(edge.refused)) this.inc({ reason }, n);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_grpc_connections',
+    help: 'Open connections to the gRPC API',
+    registers,
+    collect() {
+      this.set(edge.connections);
+    },
+  });
+  new Gauge({
+    name: 'toolhub_grpc_in_flight_bytes',
+    help: 'Bytes of gRPC requests still arriving (not yet handed to a handler, so not yet authenticated)',
+    registers,
+    collect() {
+      this.set(edge.inFlightBytes);
+    },
+  });
   new Gauge({
     name: 'toolhub_provider_healthy',
     help: '1 while a provider has a healthy replica',

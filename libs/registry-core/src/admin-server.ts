@@ -20,7 +20,7 @@ import { addReflection, ApiHealth, type CallContext, assertSafeBind, bindServer,
 import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
-import { audited, changedByOf, toWireAudit } from './audit';
+import { audited, changedByOf, failureAuditor, toWireAudit } from './audit';
 import { toWireLearning, toWireStats } from './convert';
 import { previewPreloadSet } from './preload-preview';
 import type { Registry } from './registry';
@@ -43,6 +43,8 @@ export interface AdminServerOptions {
   allowUnauthenticated?: boolean;
   /** Told when an admin change could not be written to the audit log. @default no-op */
   onAuditError?: (err: unknown) => void;
+  /** Where refused and failed admin calls are logged (each is also audited, up to 60 a minute). */
+  log?: { warn(obj: object, msg: string): void };
   /** The app's readiness: the API port's health services follow it (a load balancer may check this port). @default always ready */
   ready?: () => boolean;
   /** Connections end after this age (see connectionAgeOptions). @default 0: never */
@@ -96,7 +98,9 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   const store = registry.store;
   const server = new Server({ 'grpc.max_receive_message_length': Math.min(max * 4, 64 * 1024 * 1024), ...connectionAgeOptions(options.maxConnectionAgeMs) });
   const m = (name: string) => `${SERVICE}/${name}`;
-  const rpc = <Req, Res>(name: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary<Req, Res>(m(name), fn, auth);
+  // Refused (no or wrong credentials) and failed calls leave an audit entry with the reason (rate-limited).
+  const onFailure = failureAuditor(store, { log: options.log, onAuditError });
+  const rpc = <Req, Res>(name: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res) => unary<Req, Res>(m(name), fn, auth, onFailure);
   const toolState = (provider: string, name: string) => () => registry.getTool(provider, name);
   const overlay = (action: string, toolId: string, call: CallContext, patch: { importance?: Importance; enabled?: boolean; fallbacks?: string[] }) => {
     const ref = parseToolId(toolId);
@@ -154,7 +158,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
       const by = changedByOf(call, req.changedBy);
       const r = req.dryRun
         ? await registry.importOverlays(req.content, req.format, by, true)
-        : await audited(store, call, { action: 'ImportOverlays', target: 'overlays', before: async () => undefined, run: () => registry.importOverlays(req.content, req.format, by, false), after: (x) => ({ file: req.content, ...x }) }, onAuditError);
+        : await audited(store, call, { action: 'ImportOverlays', target: 'overlays', before: () => registry.overlaysBefore(req.content, req.format), run: () => registry.importOverlays(req.content, req.format, by, false), after: (x) => ({ file: req.content, ...x }) }, onAuditError);
       return { toolsChanged: req.dryRun ? 0 : r.toolIds.length, preloadListChanged: r.preloadChanged, messages: r.messages };
     }),
     getRegistryStatus: rpc('GetRegistryStatus', () => registry.statsStatus()),

@@ -459,6 +459,21 @@ export class Registry {
     return suggestPreload({ stats, preloaded: list.toolIds, now: Date.now(), limit: limit || 10 });
   }
 
+  /**
+   * What an overlays file would change, as it is now (for the audit's before-state): the current
+   * overlay of each tool the file names (null when it has none or the tool is unknown) and, when
+   * the file sets the preload list, the current list.
+   */
+  async overlaysBefore(content: string, format: string): Promise<{ tools: Record<string, unknown>; preload?: string[] }> {
+    const file = parseOverlaysFile(content, format);
+    const tools: Record<string, unknown> = {};
+    for (const id of Object.keys(file.tools ?? {})) {
+      const ref = parseToolId(id);
+      tools[id] = (ref && (await this.store.getTool(ref.provider, ref.name))?.overlay) ?? null;
+    }
+    return file.preload ? { tools, preload: (await this.store.getPreloadList()).toolIds } : { tools };
+  }
+
   async importOverlays(content: string, format: string, changedBy: string, dryRun: boolean): Promise<ImportResult> {
     const file = parseOverlaysFile(content, format);
     const result = await applyOverlaysFile(this.store, file, changedBy || 'import', dryRun);

@@ -253,8 +253,9 @@ describe('auth on the agent and admin APIs', () => {
     it('records each admin change with the principal, the action, before and after; changed_by is the principal', async () => {
       await invoke(adminApi, 'setEnabled', { toolId: 'local:echo_text', enabled: false }, opsKey);
       await invoke(adminApi, 'setEnabled', { toolId: 'local:echo_text', enabled: true }, { authorization: `Bearer ${await sign({ roles: ['admin'] })}` });
-      const res = await invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 10 }, opsKey);
-      const entries = res['entries'] as Array<{ principal: string; action: string; target: string; beforeJson: string; afterJson: string; roles: string[] }>;
+      const res = await invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 100 }, opsKey);
+      // Refused and failed calls are audited too (next test); here the changes.
+      const entries = (res['entries'] as Array<{ principal: string; action: string; target: string; beforeJson: string; afterJson: string; roles: string[] }>).filter((e) => !/^(refused|failed):/.test(e.action));
       expect(entries.map((e) => [e.principal, e.action, e.target])).toEqual([
         ['jwt:https://idp.test#bot-1', 'SetEnabled', 'local:echo_text'],
         ['key:ops', 'SetEnabled', 'local:echo_text'],
@@ -267,6 +268,37 @@ describe('auth on the agent and admin APIs', () => {
       expect(entries[0]!.roles).toEqual(['admin']);
       const forAgent = await failure(invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 10 }, agentKey));
       expect(forAgent.code).toBe(status.PERMISSION_DENIED);
+    });
+  });
+
+  describe('audit of refused and failed admin calls', () => {
+    type Entry = { principal: string; action: string; comment: string; beforeJson: string; afterJson: string };
+    const audit = async (): Promise<Entry[]> => (await invoke(adminApi, 'listAuditLog', { target: '', principal: '', beforeUnixMs: 0, limit: 200 }, opsKey))['entries'] as Entry[];
+
+    it('records a call without credentials, one with the wrong role and one that failed, each with its reason', async () => {
+      await failure(invoke(adminApi, 'setPreloadList', { toolIds: [], expectedRevision: 0, changedBy: '', comment: '' }));
+      await failure(invoke(adminApi, 'setImportance', { toolId: 'local:echo_text', importance: 1 }, agentKey));
+      await failure(invoke(adminApi, 'setEnabled', { toolId: 'local:no_such_tool', enabled: false }, opsKey));
+      const entries = await waitFor(async () => {
+        const all = await audit();
+        const wanted = [
+          all.find((e) => e.action === 'refused:SetPreloadList' && e.principal === '(unauthenticated)' && /^unauthenticated: /.test(e.comment)),
+          all.find((e) => e.action === 'refused:SetImportance' && e.principal === 'key:fleet' && /^permission_denied: .*needs the operator or admin role/.test(e.comment)),
+          all.find((e) => e.action === 'failed:SetEnabled' && e.principal === 'key:ops' && /^not_found: /.test(e.comment)),
+        ];
+        return wanted.every(Boolean) ? wanted : undefined;
+      });
+      expect(entries).toHaveLength(3);
+    });
+
+    it('records the before-state of ImportOverlays: the overlays of the tools the file names and the preload list', async () => {
+      const content = JSON.stringify({ tools: { 'local:backup_missing_ok': undefined, 'local:echo_text': { importance: 'core' } }, preload: ['local:echo_text'] });
+      await invoke(adminApi, 'importOverlays', { content, format: 'json', changedBy: '', dryRun: false }, opsKey);
+      const entry = await waitFor(async () => (await audit()).find((e) => e.action === 'ImportOverlays'));
+      const before = JSON.parse(entry.beforeJson) as { tools: Record<string, { importance?: unknown; enabled?: boolean } | null>; preload: string[] };
+      expect(before.tools['local:echo_text']).toMatchObject({ enabled: true });
+      expect(before.preload).toEqual(['local:echo_text', 'local:secret_dump']);
+      expect(JSON.parse(entry.afterJson)).toMatchObject({ toolIds: ['local:echo_text'], preloadChanged: true });
     });
   });
 

@@ -7,7 +7,7 @@
  */
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, sep, win32 } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep, win32 } from 'node:path';
 
 import { closestMatches, ToolHubError } from '@toolhub/contracts';
 
@@ -170,8 +170,9 @@ export class Sandbox {
   async openChecked(real: string, root: string, flags: number, rel: string, field = '/path', mode?: number): Promise<FileHandle> {
     let handle: FileHandle;
     try {
-      handle = await open(real, flags | O_NOFOLLOW, mode);
+      handle = flags & constants.O_CREAT ? await this.createIn(real, root, flags | O_NOFOLLOW, rel, field, mode) : await open(real, flags | O_NOFOLLOW, mode);
     } catch (err) {
+      if (err instanceof ToolHubError) throw err;
       // ELOOP with O_NOFOLLOW: the target became a symbolic link after it was checked.
       if (errno(err) === 'ELOOP') throw escapeError(rel, field, 'changed into a symbolic link while it was being opened');
       throw fsError(err, rel, field);
@@ -191,6 +192,27 @@ export class Sandbox {
     } catch (err) {
       await handle.close();
       throw err;
+    }
+  }
+
+  /**
+   * Opens `real` with O_CREAT so that the file cannot be created outside the root: O_NOFOLLOW
+   * guards only the last component, and a folder on the way swapped for a link after the check
+   * would take the creation elsewhere (the after-open check then comes too late: the empty file
+   * exists). So the parent folder is opened first and its descriptor checked to be inside the root,
+   * and the file is created through that descriptor (`/proc/self/fd/<n>/<name>` names the opened
+   * folder itself, whatever its path points to by then). Where /proc is missing (not Linux), the
+   * plain open and the after-open check remain.
+   */
+  private async createIn(real: string, root: string, flags: number, rel: string, field: string, mode?: number): Promise<FileHandle> {
+    const parent = await open(dirname(real), constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+    try {
+      const parentReal = await openedPath(parent);
+      if (parentReal === undefined) return await open(real, flags, mode);
+      if (!isInside(root, parentReal)) throw escapeError(rel, field, 'was moved outside the tool root while it was being opened');
+      return await open(`/proc/self/fd/${parent.fd}/${basename(real)}`, flags, mode);
+    } finally {
+      await parent.close();
     }
   }
 

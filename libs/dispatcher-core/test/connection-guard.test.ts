@@ -1,0 +1,156 @@
+/**
+ * Memory and connections before authentication, through raw HTTP/2 (node:http2, no credentials):
+ * requests that stop arriving are reset, bytes still arriving are bounded per connection and in
+ * total, a declared oversize message is refused from its header, connections are capped per peer
+ * and in total; every refusal is counted, and the bytes held return to 0.
+ */
+import { status } from '@grpc/grpc-js';
+import { InProcessBus } from '@toolhub/bus';
+import { GRPC_ERROR_TRAILER } from '@toolhub/contracts';
+import { waitFor } from '@toolhub/test-harness';
+import { connect, type ClientHttp2Session, type ClientHttp2Stream, constants } from 'node:http2';
+import { connect as tcpConnect, type Socket } from 'node:net';
+
+import { type RunningDispatcher, startDispatcher } from '../src';
+
+const MiB = 1024 * 1024;
+
+function frameHeader(declared: number): Buffer {
+  const h = Buffer.alloc(5);
+  h.writeUInt32BE(declared, 1);
+  return h;
+}
+
+/** A RunTool stream that declares `declared` bytes and sends `sent` of them, then stops (no END_STREAM). */
+function partialRunTool(session: ClientHttp2Session, declared: number, sent: number): ClientHttp2Stream {
+  const stream = session.request({ ':method': 'POST', ':path': '/toolhub.v1.ToolHub/RunTool', 'content-type': 'application/grpc', te: 'trailers' });
+  stream.on('error', () => undefined);
+  stream.write(frameHeader(declared));
+  if (sent > 0) stream.write(Buffer.alloc(sent, 1));
+  return stream;
+}
+
+/** Resolves with the stream's RST code, its grpc-status and whether ToolHub's error trailer came. */
+function outcome(stream: ClientHttp2Stream): Promise<{ rst?: number; grpcStatus?: string; trailer: boolean; message?: string }> {
+  return new Promise((resolve) => {
+    let grpcStatus: string | undefined;
+    let trailer = false;
+    let message: string | undefined;
+    const read = (h: Record<string, unknown>) => {
+      if (h['grpc-status'] === undefined) return;
+      grpcStatus = String(h['grpc-status']);
+      trailer = h[GRPC_ERROR_TRAILER] !== undefined;
+      message = decodeURIComponent(String(h['grpc-message'] ?? ''));
+    };
+    stream.on('trailers', read);
+    stream.on('response', read);
+    stream.on('close', () => resolve({ rst: stream.rstCode, grpcStatus, trailer, message }));
+    stream.resume();
+  });
+}
+
+describe('the gRPC edge before authentication', () => {
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+  const sessions: ClientHttp2Session[] = [];
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, {
+      dispatcher: { warmCoreTools: false, maxMessageBytes: 4 * MiB },
+      grpc: {
+        port: 0,
+        connectionLimits: { streamIdleMs: 400, maxInFlightBytesPerConnection: 6 * MiB, maxInFlightBytes: 10 * MiB, maxConnectionsPerPeer: 3, maxConnections: 8 },
+      },
+    });
+  });
+  afterAll(async () => {
+    for (const s of sessions) s.destroy();
+    for (const s of sockets) s.destroy();
+    await running.close(100);
+    await bus.close();
+  });
+
+  const open = (): ClientHttp2Session => {
+    const s = connect(`http://${running.grpc.address}`);
+    s.on('error', () => undefined);
+    sessions.push(s);
+    return s;
+  };
+  const counters = () => running.dispatcher.edgeCounters;
+
+  it('resets a request that stops arriving, and releases its bytes', async () => {
+    const before = counters().refused.stream_idle;
+    const s = open();
+    const res = await outcome(partialRunTool(s, 1000, 100));
+    // Answered as a ToolHub error (RESOURCE_EXHAUSTED with the ErrorInfo trailer), then the upload refused.
+    expect(res).toMatchObject({ grpcStatus: String(status.RESOURCE_EXHAUSTED), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('TOOLHUB_GRPC_STREAM_IDLE_MS');
+    expect(counters().refused.stream_idle).toBe(before + 1);
+    await waitFor(() => counters().inFlightBytes === 0);
+    s.close();
+  });
+
+  it('stops a declared 15 MiB message that stops arriving (limit 4 MiB)', async () => {
+    const s = open();
+    const res = await outcome(partialRunTool(s, 15 * MiB, 64 * 1024));
+    expect(res.grpcStatus).toBe(String(status.RESOURCE_EXHAUSTED));
+    await waitFor(() => counters().inFlightBytes === 0);
+    s.close();
+  });
+
+  it('bounds bytes still arriving per connection and in total: streams past the budget are reset', async () => {
+    const before = counters().refused.in_flight_bytes;
+    const a = open();
+    const b = open();
+    // 2 × 4 streams × 3 MiB of 4 MiB declared = 24 MiB offered against 6 MiB per connection, 10 MiB in all.
+    const streams = [a, b].flatMap((s) => [0, 1, 2, 3].map(() => partialRunTool(s, 4 * MiB - 16, 3 * MiB)));
+    const results = await Promise.all(streams.map(outcome));
+    // Over the budget or, later, stalled: every one answered RESOURCE_EXHAUSTED with the trailer.
+    expect(results.every((r) => r.grpcStatus === String(status.RESOURCE_EXHAUSTED) && r.trailer)).toBe(true);
+    expect(results.some((r) => r.message?.includes('TOOLHUB_GRPC_MAX_IN_FLIGHT_BYTES'))).toBe(true);
+    expect(counters().refused.in_flight_bytes).toBeGreaterThan(before);
+    await waitFor(() => counters().inFlightBytes === 0);
+    expect(counters().inFlightBytes).toBe(0);
+  });
+
+  it('closes a connection whose requests pass the budget again and again', async () => {
+    const before = counters().refused.connections_over_budget;
+    const s = open();
+    const closed = new Promise((res) => s.once('close', res));
+    // 20 requests of 1 MiB (of 2 MiB declared) against 6 MiB per connection: 8 over the budget close it.
+    const streams = Array.from({ length: 20 }, () => partialRunTool(s, 2 * MiB, MiB));
+    await Promise.all(streams.map(outcome));
+    await closed;
+    expect(counters().refused.connections_over_budget).toBe(before + 1);
+    await waitFor(() => counters().inFlightBytes === 0);
+  });
+
+  it('closes connections past the per-peer cap, and past the total cap', async () => {
+    for (const s of sessions.splice(0)) s.destroy();
+    await waitFor(() => counters().connections === 0);
+    const peerBefore = counters().refused.connections_per_peer;
+    const many = Array.from({ length: 4 }, () => open());
+    await waitFor(() => counters().refused.connections_per_peer === peerBefore + 1);
+    await waitFor(() => many.filter((s) => s.destroyed).length === 1);
+    for (const s of sessions.splice(0)) s.destroy();
+    await waitFor(() => counters().connections === 0);
+    // Plain TCP sockets count too (no HTTP/2 needed to hold a descriptor): 3 peers × 3 against 8 in all.
+    const totalBefore = counters().refused.connections_total;
+    const [host, port] = [running.grpc.address.split(':')[0]!, Number(running.grpc.address.split(':')[1])];
+    let closed = 0;
+    for (const localAddress of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) {
+      for (let i = 0; i < 3; i++) {
+        const sock = tcpConnect({ host, port, localAddress });
+        sock.on('error', () => undefined);
+        sock.on('close', () => closed++);
+        sockets.push(sock);
+        await waitFor(() => counters().connections + counters().refused.connections_total - totalBefore === sockets.length);
+      }
+    }
+    expect(counters().refused.connections_total).toBe(totalBefore + 1);
+    await waitFor(() => closed === 1);
+    expect(counters().connections).toBe(8);
+  });
+});
