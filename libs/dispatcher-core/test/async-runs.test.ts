@@ -36,6 +36,9 @@ const sleeper = (name: string, annotations: ToolDefinition<never>['annotations']
   annotations,
   run: async (a: { label: string }, ctx) => {
     events.push(`start:${a.label}`);
+    // Set only when the caller listens (an async run's worker always does).
+    ctx.progress?.({ progress: 1, total: 2, message: `holding ${a.label}` });
+    ctx.log?.(`log line of ${a.label}`);
     await new Promise<void>((resolve, reject) => {
       held.set(a.label, resolve);
       ctx.signal.addEventListener('abort', () => {
@@ -122,6 +125,31 @@ describe('async runs (one process, embedded run store)', () => {
     expect(updates.at(-1)!.run!.state).toBe(RunState.RUN_STATE_SUCCEEDED);
     expect(updates.at(-1)!.run!.result!.content[0]!.text).toBe('done w1');
     expect(updates.filter((u) => u.final)).toHaveLength(1);
+  });
+
+  it("passes the tool's progress and log lines on through WatchRun and GetRun while it runs", async () => {
+    const { run } = await client.startRun(call('sleep', 'pg1'), { metadata: as(ALICE) });
+    const logs: string[] = [];
+    let lastProgress: { progress: number; total: number; message: string } | undefined;
+    const watching = client.watchRun(run!.runId, {
+      metadata: as(ALICE),
+      onUpdate: (u) => {
+        logs.push(...u.newLogLines);
+        if (u.run!.progress?.message) lastProgress = u.run!.progress;
+      },
+    });
+    await waitFor(() => lastProgress?.message === 'holding pg1' && logs.includes('log line of pg1'), { message: "the watcher to see the tool's progress and log line" });
+    expect(lastProgress).toMatchObject({ progress: 1, total: 2 });
+    // The record is written at most once a second, the last update always (GetRun reads the record).
+    await waitFor(
+      async () => {
+        const got = (await client.getRun({ runId: run!.runId }, { metadata: as(ALICE) })).run!;
+        return got.progress?.message === 'holding pg1' && got.logLines.includes('log line of pg1');
+      },
+      { message: "GetRun to show the tool's last progress and log line" },
+    );
+    held.get('pg1')!();
+    expect((await watching).at(-1)!.run!.state).toBe(RunState.RUN_STATE_SUCCEEDED);
   });
 
   it('cancel ends the work at the adapter, and the run ends cancelled', async () => {

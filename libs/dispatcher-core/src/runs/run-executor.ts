@@ -171,17 +171,22 @@ export class RunExecutor {
     this.publish(run, [], false);
     let current = run;
     let lastWrite = 0;
-    const pending: string[] = [];
     const onProgress = (p: RunProgress): void => {
       const lines = p.log !== undefined ? [p.log.slice(0, MAX_LOG_CHARS)] : [];
       const progress = p.progress !== undefined || p.message !== undefined ? { progress: p.progress ?? current.progress?.progress ?? 0, total: p.total ?? current.progress?.total ?? 0, message: p.message ?? current.progress?.message ?? '' } : current.progress;
       current = { ...current, progress, logs: [...current.logs, ...lines].slice(-MAX_LOG_LINES) };
-      pending.push(...lines);
       this.publish(current, lines, false);
-      if (Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
-        lastWrite = Date.now();
-        void this.saveProgress(current).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
-      }
+      // At most one write per PROGRESS_WRITE_MS, and the last update is always written (a trailing
+      // write), so GetRun on any replica sees where the run stands once the updates pause.
+      const wait = PROGRESS_WRITE_MS - (Date.now() - lastWrite);
+      if (wait <= 0) save();
+      else trailing ??= setTimeout(save, wait);
+    };
+    let trailing: NodeJS.Timeout | undefined;
+    const save = (): void => {
+      trailing = undefined;
+      lastWrite = Date.now();
+      void this.saveProgress(current).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
     };
     const call: CallContext = {
       deadline: Infinity,
@@ -213,6 +218,7 @@ export class RunExecutor {
       state = cancelled ? 'cancelled' : 'failed';
       await this.finish(current, state, undefined, cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : toToolHubError(err));
     } finally {
+      clearTimeout(trailing);
       this.active.delete(run.id);
     }
     this.deps.onAttempt?.({ queueWaitMs: firstAttempt ? started - run.queuedUnixMs : 0, runMs: Date.now() - started, retry: !firstAttempt, state });
