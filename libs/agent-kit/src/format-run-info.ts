@@ -1,16 +1,8 @@
 /** What the model reads back from `tool_start` and `tool_result` (async runs). */
-import { errorCodeFromProto, type RunInfo, RunState } from '@toolhub/contracts';
+import { errorCodeFromProto, type RunInfo, RunState, runStateName } from '@toolhub/contracts';
 
 import { formatRun, truncate } from './format-result';
 
-const STATE: Record<number, string> = {
-  [RunState.RUN_STATE_QUEUED]: 'queued',
-  [RunState.RUN_STATE_RUNNING]: 'running',
-  [RunState.RUN_STATE_SUCCEEDED]: 'succeeded',
-  [RunState.RUN_STATE_FAILED]: 'failed',
-  [RunState.RUN_STATE_CANCELLED]: 'cancelled',
-  [RunState.RUN_STATE_UNKNOWN]: 'unknown',
-};
 
 /** True once the run can change no more. */
 export function isEnded(run: RunInfo): boolean {
@@ -18,12 +10,12 @@ export function isEnded(run: RunInfo): boolean {
 }
 
 export function formatRunStarted(run: RunInfo): string {
-  return `started run ${run.runId} (${STATE[run.state] ?? 'queued'}). next: tool_result {"run_id":"${run.runId}","wait_s":30}`;
+  return `started run ${run.runId} (${run.state === RunState.RUN_STATE_UNSPECIFIED ? 'queued' : runStateName(run.state)}). next: tool_result {"run_id":"${run.runId}","wait_s":30}`;
 }
 
 /** A run's state, its progress and log tail while it goes on; its output or error once it ended. */
 export function formatRunResult(run: RunInfo, maxChars: number): { content: string; isError: boolean } {
-  const head = `run ${run.runId}: ${STATE[run.state] ?? 'unspecified'} (${run.provider}:${run.name}, attempt ${run.attempts})`;
+  const head = `run ${run.runId}: ${runStateName(run.state)} (${run.provider}:${run.name}, attempt ${run.attempts})`;
   if (!isEnded(run)) {
     const lines = [head];
     if (run.progress && (run.progress.total || run.progress.progress || run.progress.message)) {

@@ -287,3 +287,4 @@ export { installJsonWire, toJsonText } from './json-wire';
 export { summarize } from './summary';
 export { causeChain, findCause } from './cause';
 export type { RunProgress } from './progress';
+export { RUN_STATE_NAMES, runStateName } from './run-states';

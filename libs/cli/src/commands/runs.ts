@@ -3,7 +3,7 @@
  * `runs get <id>`, `runs watch <id>` (state changes and log lines as they come, then the result)
  * and `runs cancel <id>`. With --json each prints one JSON document (watch: the last update).
  */
-import { type RunInfo, RunState, RunStatus } from '@toolhub/contracts';
+import { RUN_STATE_NAMES, type RunInfo, RunState, runStateName, RunStatus } from '@toolhub/contracts';
 
 import type { CommandContext } from '../context';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
@@ -11,15 +11,7 @@ import { jsonDocument } from '../format';
 import { parseToolArguments, parseToolRef } from '../parse';
 import { type RunOptions, blockText, toolErrorJson } from './run';
 
-const STATE_NAMES: Record<number, string> = {
-  [RunState.RUN_STATE_QUEUED]: 'queued',
-  [RunState.RUN_STATE_RUNNING]: 'running',
-  [RunState.RUN_STATE_SUCCEEDED]: 'succeeded',
-  [RunState.RUN_STATE_FAILED]: 'failed',
-  [RunState.RUN_STATE_CANCELLED]: 'cancelled',
-  [RunState.RUN_STATE_UNKNOWN]: 'unknown',
-};
-const stateName = (s: RunState) => STATE_NAMES[s] ?? 'unspecified';
+const stateName = runStateName;
 const time = (ms: number) => (ms ? new Date(ms).toISOString() : '-');
 
 /** A run for --json: states and error codes by name, the result as the run command prints it. */
@@ -88,7 +80,7 @@ export interface RunsLsOptions {
 }
 
 export async function runsLsCommand(ctx: CommandContext, options: RunsLsOptions): Promise<ExitCode> {
-  const state = options.state ? (Object.entries(STATE_NAMES).find(([, n]) => n === options.state)?.[0] ?? '0') : '0';
+  const state = options.state ? (Object.entries(RUN_STATE_NAMES).find(([, n]) => n === options.state)?.[0] ?? '0') : '0';
   const res = await (await ctx.session.agent()).listRuns({ pageSize: options.limit ?? 0, pageToken: options.pageToken ?? '', state: Number(state) as RunState });
   if (ctx.out.json) {
     ctx.out.document({ runs: res.runs.map(runJson), nextPageToken: res.nextPageToken });
