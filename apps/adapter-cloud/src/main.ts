@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const startup = new StartupProgress();
   const ops = await startOps({ app: 'adapter-cloud', config, logger: log, readiness: [startup.check], bus: startup });
   const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-adapter-cloud', ensureStream: false, onStatus: natsStatusLogger(log) }, startup, log);
-  const service = await serveAdapter(bus, adapter, { logger: log });
+  const service = await serveAdapter(bus, adapter, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   log.info({ provider: adapter.provider, tools: (await adapter.catalog()).length }, 'adapter-cloud ready');
   registerAdapterMetrics(ops.registry, service);
   startup.done();

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const served: { service?: AdapterService } = {};
   const adapter = createMcpAdapter(mcpConfig, { logger: log, onCatalogChanged: () => void served.service?.announce() });
   await adapter.start();
-  const service = await serveAdapter(bus, adapter, { logger: log });
+  const service = await serveAdapter(bus, adapter, { logger: log, heartbeatIntervalMs: config.heartbeatIntervalMs });
   served.service = service;
   log.info({ provider: adapter.provider, servers: mcpConfig.servers.length }, 'adapter-mcp ready');
   registerAdapterMetrics(ops.registry, service);

@@ -1,6 +1,7 @@
 /** @toolhub/ops — health (grpc.health.v1 + reflection), readiness checks and Prometheus metrics for every app. */
 export { registerAdapterMetrics } from './adapter-metrics';
 export { type OpsConfig, opsConfigFields } from './config';
+export { heartbeatConfigFields } from './heartbeat-config';
 export { MAX_RUN_SERIES, registerDispatcherMetrics, RUN_BUCKETS } from './dispatcher-metrics';
 export { drainStep } from './drain';
 export { HEALTH_SERVICES, type RunningHealthServer, startHealthServer } from './health-server';
