@@ -71,7 +71,7 @@ function table(rows: ScenarioResult[]): string {
 }
 
 async function main(): Promise<void> {
-  const stack = await startChaosStack({ built: process.env['CHAOS_BUILT'] !== '0', mcp: SCENARIOS.some((s) => s.name === 'mcp-child-kill' && wanted(s.name)) });
+  const stack = await startChaosStack({ built: process.env['CHAOS_BUILT'] !== '0', mcp: SCENARIOS.some((s) => s.name === 'mcp-child-kill' && wanted(s.name)) || wanted('overload-2000') });
   const rows: ScenarioResult[] = [];
   try {
     for (const s of SCENARIOS.filter((x) => wanted(x.name))) {
@@ -94,6 +94,10 @@ async function main(): Promise<void> {
         rows.push(await runOverload(stack));
       }
     }
+  } catch (err) {
+    // Said before the stack closes: a close that hangs would otherwise hide why the run failed.
+    process.stderr.write(`chaos suite failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    throw err;
   } finally {
     if (process.env['CHAOS_LOGS']) {
       mkdirSync(process.env['CHAOS_LOGS'], { recursive: true });

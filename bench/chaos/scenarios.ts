@@ -6,10 +6,10 @@
  * included). Calls the client could not tell apart (the dispatcher itself died mid-call: no reply
  * and no ToolHub error) are reported as uncertain: each may or may not have an event.
  */
-import { Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
-import { GRPC_ERROR_TRAILER, type RunToolRequest, type RunToolResponse } from '@toolhub/contracts';
+import { credentials, Metadata, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import { GRPC_ERROR_TRAILER, type RunToolRequest, type RunToolResponse, ToolHubClient } from '@toolhub/contracts';
 import { childrenOf, waitFor } from '@toolhub/test-harness';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { statsBaseline } from '../../test/e2e/support/stack';
@@ -89,11 +89,11 @@ export interface Scenario {
 
 const NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([k, v]) => [v, k])) as Record<number, string>;
 
-function runTool(stack: ChaosStack, req: Partial<RunToolRequest>, deadlineMs: number): Promise<CallRecord> {
+function runTool(stack: ChaosStack, req: Partial<RunToolRequest>, deadlineMs: number, client: ToolHubClient = stack.client): Promise<CallRecord> {
   const start = Date.now();
   const full: RunToolRequest = { provider: '', name: '', arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '', ...req };
   return new Promise((resolve) => {
-    stack.client.runTool(full, new Metadata(), { deadline: start + deadlineMs }, (err: ServiceError | null, _res?: RunToolResponse) => {
+    client.runTool(full, new Metadata(), { deadline: start + deadlineMs }, (err: ServiceError | null, _res?: RunToolResponse) => {
       const end = Date.now();
       if (!err) return resolve({ start, end, code: GrpcStatus.OK, answered: true });
       // A ToolHub error carries the ErrorInfo trailer; a dead dispatcher or a client-side deadline does not.
@@ -130,6 +130,23 @@ function cpuMs(pid: number, thread?: number): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU time every thread of a process has used, in ns (/proc/<pid>/task/<tid>/schedstat; 0 when gone). */
+function processCpuNs(pid: number): number {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return total;
 }
 
 /** Waits until the dispatcher has no event left to publish (its outbox drained). */
@@ -222,10 +239,29 @@ async function summarize(
  * 2,000 calls at once from 2,000 callers (of local:time_now): the dispatcher admits what it can run or queue and sheds
  * the rest at once with RESOURCE_EXHAUSTED; admitted calls stay fast and memory bounded.
  */
+/**
+ * Connections for the overload callers: a dispatcher serves at most 128 streams per connection
+ * (TOOLHUB_GRPC_MAX_STREAMS_PER_CONNECTION), so 2,000 callers on one connection would wait in the
+ * client, not at the dispatcher. Each client here has its own connection, as separate agents do.
+ */
+function callerConnections(stack: ChaosStack, count = 32): ToolHubClient[] {
+  return Array.from({ length: count }, () => new ToolHubClient(stack.dispatcherAddress, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+}
+
 export async function runOverload(stack: ChaosStack, calls = 2000): Promise<ScenarioResult> {
   // time_now: a light tool, so the dispatcher, not the adapter (math runs in a worker pool), is what is overloaded.
   const toolId = 'local:time_now';
   const before = await toolCalls(stack, toolId);
+  const pool = callerConnections(stack);
+  try {
+    await Promise.all(pool.map((c) => new Promise<void>((resolve, reject) => c.waitForReady(Date.now() + 10_000, (err) => (err ? reject(err) : resolve())))));
+    return await overloadWith(stack, pool, calls, toolId, before);
+  } finally {
+    for (const c of pool) c.close();
+  }
+}
+
+async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], calls: number, toolId: string, before: number): Promise<ScenarioResult> {
   let peak = rssMiB(stack.dispatcher.proc.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(stack.dispatcher.proc.pid))), 50);
   // Where the time goes on a busy machine: how much CPU the dispatcher and this load generator got during the burst.
@@ -236,7 +272,7 @@ export async function runOverload(stack: ChaosStack, calls = 2000): Promise<Scen
   const ownMain0 = cpuMs(process.pid, process.pid);
   const start = Date.now();
   const records = await Promise.all(
-    Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-${i}` }, 10_000)),
+    Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-${i}` }, 10_000, pool[i % pool.length])),
   );
   const wallMs = Date.now() - start;
   const dispatcherCpuMs = cpuMs(pid) - cpu0;
@@ -250,25 +286,66 @@ export async function runOverload(stack: ChaosStack, calls = 2000): Promise<Scen
     `burst ${wallMs} ms; admitted p50 ${percentile(admitted, 50)} ms; shed answered p50 ${percentile(shed, 50)} / max ${shed.at(-1) ?? 0} ms; ` +
     `CPU during the burst: dispatcher ${dispatcherCpuMs} ms (main thread ${dispatcherMainMs}), load generator ${Math.round((own.user + own.system) / 1000)} ms (main thread ${ownMainMs})`;
   const result = await summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak), note }, true);
-  // What a refused call costs the dispatcher, measured directly: every run slot held by long MCP
-  // operations (the stack's dispatcher runs with the default 256 slots), then 2,000 calls that can
-  // only be refused — at once from the decoder, or after waiting up to the 1 s queue limit for the
-  // first few hundred, so this is an upper bound — and the dispatcher's CPU over that burst per refusal.
-  const slots = 256;
-  const holds = Array.from({ length: slots }, (_, i) =>
-    runTool(stack, { provider: 'mcp', name: 'everything_trigger_long_running_operation', arguments: { duration: 8, steps: 1 }, caller: `overload-hold-${i}`, timeoutMs: 30_000 }, 40_000),
-  );
-  await waitFor(async () => ((await stack.status().catch(() => undefined))?.activeRuns ?? 0) >= slots, { timeoutMs: 20_000, intervalMs: 100, message: 'the held calls to take every run slot' });
-  const refuse0 = cpuMs(pid);
-  const refusedBurst = await Promise.all(Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-refused-${i}` }, 10_000)));
-  const refuseCpuMs = cpuMs(pid) - refuse0;
-  const refusedCount = refusedBurst.filter((r) => r.code === GrpcStatus.RESOURCE_EXHAUSTED).length;
-  await Promise.all(holds);
-  const cpuPerRefusedUs = refusedCount ? Math.round((refuseCpuMs * 1000) / refusedCount) : 0;
+  const refusal = await measureRefusals(stack, pool);
   return {
     ...result,
+    cpuPerRefusedUs: refusal.cpuPerRefusedUs,
+    note: `${note}; ${refusal.note}`,
+  };
+}
+
+/**
+ * What a refused call costs the dispatcher, measured directly: every run slot held by long MCP
+ * operations (the stack's dispatcher runs with the default 256 slots) and the admission queue
+ * filled (512 callers waiting, the default), then a burst of calls that can only be refused at
+ * once; the dispatcher's CPU over the burst (every thread, from /proc schedstat in ns) divided by
+ * the refusals. A round counts only when the queue was still full after its burst and every call
+ * of the burst was refused (the waiting callers leave after the 1 s queue limit, so a slow round
+ * could otherwise take queued calls in).
+ */
+async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], slots = 256, maxQueued = 512, burst = 500, rounds = 6): Promise<{ cpuPerRefusedUs: number; note: string }> {
+  const pid = stack.dispatcher.proc.pid;
+  const holds = Array.from({ length: slots }, (_, i) =>
+    runTool(stack, { provider: 'mcp', name: 'everything_trigger_long_running_operation', arguments: { duration: 4 + rounds * 3, steps: 1 }, caller: `overload-hold-${i}`, timeoutMs: 60_000 }, 70_000, pool[i % pool.length]),
+  );
+  let seen = '';
+  const held = async (): Promise<boolean> => {
+    const st = await stack.status().catch((err: Error) => (seen = err.message, undefined));
+    if (st) seen = `${st.activeRuns} running, ${st.queuedRuns} queued`;
+    return (st?.activeRuns ?? 0) >= slots;
+  };
+  await waitFor(held, { timeoutMs: 20_000, intervalMs: 100, message: 'the held calls to take every run slot' }).catch((err: Error) => {
+    throw new Error(`${err.message} (last seen: ${seen})`);
+  });
+  let cpuNs = 0;
+  let refused = 0;
+  let discarded = 0;
+  for (let round = 0; round < rounds; round++) {
+    // Fill the admission queue: each filler either waits there or is refused at once (the queue
+    // is also bounded by the expected wait); then a burst that can only be refused.
+    let fillersDone = 0;
+    const fillers = Array.from({ length: maxQueued }, (_, i) =>
+      runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-fill-${round}-${i}` }, 10_000, pool[i % pool.length]).then(() => fillersDone++),
+    );
+    let queued0 = 0;
+    const queuedNow = async (): Promise<number> => (await stack.status().catch(() => undefined))?.queuedRuns ?? -1;
+    await waitFor(async () => (queued0 = await queuedNow()) >= 0 && queued0 + fillersDone >= maxQueued, { timeoutMs: 10_000, intervalMs: 20, message: 'every filler to wait in the admission queue or be refused' });
+    const c0 = processCpuNs(pid);
+    const calls = await Promise.all(Array.from({ length: burst }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-refused-${round}-${i}` }, 10_000, pool[i % pool.length])));
+    const used = processCpuNs(pid) - c0;
+    // Valid only if the queue did not move (no filler left it, no call of the burst joined it).
+    const unchanged = (await queuedNow()) === queued0;
+    if (unchanged && calls.every((r) => r.code === GrpcStatus.RESOURCE_EXHAUSTED)) {
+      cpuNs += used;
+      refused += calls.length;
+    } else discarded++;
+    await Promise.all(fillers);
+  }
+  await Promise.all(holds);
+  const cpuPerRefusedUs = refused ? Math.round(cpuNs / 1000 / refused) : 0;
+  return {
     cpuPerRefusedUs,
-    note: `${note}; with every slot held, ${refusedCount} of ${calls} calls refused in ${refuseCpuMs} ms of dispatcher CPU: ${cpuPerRefusedUs} µs per refused call`,
+    note: `with every slot held and the queue full, ${refused} calls refused in ${(cpuNs / 1e6).toFixed(1)} ms of dispatcher CPU (${rounds - discarded} of ${rounds} rounds of ${burst} counted): ${cpuPerRefusedUs} µs per refused call`,
   };
 }
 

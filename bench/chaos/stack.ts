@@ -178,7 +178,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
         '',
       ].join('\n'),
     );
-    mcp = await app('adapter-mcp', 'adapter-mcp', { NATS_URL: nats.url, TOOLHUB_MCP_CONFIG: configFile }, /adapter-mcp ready/, built);
+    mcp = await app('adapter-mcp', 'adapter-mcp', { NATS_URL: nats.url, TOOLHUB_MCP_CONFIG: configFile, TOOLHUB_HEARTBEAT_INTERVAL: '1s' }, /adapter-mcp ready/, built);
   }
   const dispatcher = await app(
     'dispatcher',
