@@ -313,12 +313,17 @@ export class McpDoor {
     return tools;
   }
 
-  private serverFor(session: DoorSession, listChanged: boolean) {
+  /** `stateful`: a session that outlives the request (list_changed and task notifications can reach it). */
+  private serverFor(session: DoorSession, stateful: boolean) {
+    // MCP tasks only while the dispatcher's async runs are on (checked per new session: they may come on after start).
+    const runs = this.backend.asyncRuns;
+    const o = this.options;
     return createSessionServer(session, {
       version: this.deps.version ?? '0.1.0',
-      listChanged,
-      jsonResponse: this.options.jsonResponse,
+      listChanged: stateful,
+      jsonResponse: o.jsonResponse,
       onCall: (outcome) => this.note('tools/call', outcome),
+      tasks: runs ? { runs, notify: stateful, pollIntervalMs: o.taskPollIntervalMs, maxWatchers: o.maxTaskWatchers, listPageSize: o.taskListPageSize, maxResultChars: o.maxResultChars } : undefined,
     });
   }
 
