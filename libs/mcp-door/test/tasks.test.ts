@@ -51,7 +51,7 @@ describe('MCP tasks over async runs (SDK client, Streamable HTTP)', () => {
   let statuses: Task[];
 
   beforeAll(async () => {
-    stack = await startDoorStack({ taskPollIntervalMs: 200, taskListPageSize: 2 }, true, {}, true);
+    stack = await startDoorStack({ taskPollIntervalMs: 200, taskListPageSize: 2 }, true, { maxArgumentDepth: 8 }, true);
     ({ client, statuses } = await connect(stack.door.address));
   });
 
@@ -203,6 +203,20 @@ describe('MCP tasks over async runs (SDK client, Streamable HTTP)', () => {
     expect(hidden.message).toContain(textOf(syncHidden));
     const unknown = await rpcError(startTask(client, 'local__no_such_tool', {}));
     expect(unknown.message).toContain('tool_search');
+  });
+
+  it('applies the argument limits before a run is queued: too deep is refused with the text a sync call gives', async () => {
+    let deep: Record<string, unknown> = { text: 'bottom' };
+    for (let i = 0; i < 12; i++) deep = { nested: deep };
+    const args = { name: 'local:echo_text', arguments: { text: 'x', extra: deep } };
+    const sync = await client.callTool({ name: 'tool_run', arguments: args });
+    expect(sync.isError).toBe(true);
+    const before = (await client.experimental.tasks.listTasks()).tasks[0]?.taskId;
+    const refused = await rpcError(startTask(client, 'tool_run', args));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain(textOf(sync));
+    // Nothing was queued.
+    expect((await client.experimental.tasks.listTasks()).tasks[0]?.taskId).toBe(before);
   });
 
   it('a call without task still answers at once, unchanged', async () => {
