@@ -71,6 +71,8 @@ export class McpDoor {
   private observer: RequestObserver | undefined;
   /** Sessions closed to make room or for idleness, since start. */
   evicted = 0;
+  /** Runs followed for task notifications by all sessions together (capped by maxTaskWatchersTotal). */
+  readonly taskWatchers: { active: number; readonly max: number };
   /** Where the door listens, e.g. `http://127.0.0.1:50055/mcp`. */
   address = '';
   private resourceUrl = '';
@@ -80,6 +82,7 @@ export class McpDoor {
     readonly options: ResolvedMcpDoorOptions,
     private readonly deps: McpDoorDeps,
   ) {
+    this.taskWatchers = { active: 0, max: options.maxTaskWatchersTotal };
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         this.deps.logger?.warn({ err: (err as Error).message }, 'MCP request failed inside the door');
@@ -323,7 +326,7 @@ export class McpDoor {
       listChanged: stateful,
       jsonResponse: o.jsonResponse,
       onCall: (outcome) => this.note('tools/call', outcome),
-      tasks: runs ? { runs, notify: stateful, pollIntervalMs: o.taskPollIntervalMs, maxWatchers: o.maxTaskWatchers, listPageSize: o.taskListPageSize, maxResultChars: o.maxResultChars } : undefined,
+      tasks: runs ? { runs, notify: stateful, pollIntervalMs: o.taskPollIntervalMs, maxWatchers: o.maxTaskWatchers, watchBudget: this.taskWatchers, listPageSize: o.taskListPageSize, maxResultChars: o.maxResultChars } : undefined,
     });
   }
 

@@ -12,4 +12,4 @@ export { registerMcpMetrics } from './metrics';
 export { type RunningMcpDoor, startMcpDoor } from './start';
 export { type McpDoorOptions, type McpSettings, type McpView, type ResolvedMcpDoorOptions, mcpConfigFields, mcpOptionsFrom, withMcpDefaults } from './options';
 export { DoorSession, META_IDEMPOTENCY_KEY, META_TIMEOUT_MS, type SessionCall } from './session';
-export { DoorTasks, type DoorTasksOptions, isTerminalTask, type TaskStatus, type TaskTarget, type TaskTiming, taskOf, taskResultOf, taskStatusOf } from './tasks';
+export { DoorTasks, type DoorTasksOptions, isTerminalTask, type TaskStatus, type TaskTarget, type TaskTiming, taskOf, taskResultOf, taskStatusOf, type WatchBudget } from './tasks';

@@ -57,6 +57,8 @@ export interface McpDoorOptions {
   taskListPageSize?: number;
   /** MCP tasks: runs a session follows at once to send `notifications/tasks/status` and progress (polling works for every task). @default 32 */
   maxTaskWatchers?: number;
+  /** MCP tasks: runs all sessions of the door follow at once (each re-reads the run store every 2 s). @default 512 */
+  maxTaskWatchersTotal?: number;
 }
 
 export type ResolvedMcpDoorOptions = Required<Omit<McpDoorOptions, 'resourceUrl'>> & { resourceUrl: string | undefined };
@@ -84,6 +86,7 @@ export function withMcpDefaults(o: McpDoorOptions = {}): ResolvedMcpDoorOptions 
     taskPollIntervalMs: o.taskPollIntervalMs ?? 1000,
     taskListPageSize: o.taskListPageSize ?? 50,
     maxTaskWatchers: o.maxTaskWatchers ?? 32,
+    maxTaskWatchersTotal: o.maxTaskWatchersTotal ?? 512,
   };
 }
 

@@ -115,11 +115,19 @@ function taskError(err: unknown, taskId: string, retentionMs: number): McpError 
   return new McpError(ErrorCode.InternalError, e.message);
 }
 
+/** The door-wide count of runs followed for notifications, and its cap. */
+export interface WatchBudget {
+  active: number;
+  readonly max: number;
+}
+
 export interface DoorTasksOptions {
   pollIntervalMs: number;
   maxResultChars: number;
-  /** Runs followed at once for notifications; more tasks are still served, by polling only. */
+  /** Runs one session follows at once for notifications; more tasks are still served, by polling only. */
   maxWatchers: number;
+  /** Runs followed by every session of the door together (each follower re-reads the store every few seconds). */
+  watchBudget?: WatchBudget;
   /** Tasks per tasks/list page. */
   listPageSize: number;
 }
@@ -253,7 +261,9 @@ export class DoorTasks {
    */
   private watch(created: Task, tool: string, progressToken: unknown): void {
     const notify = this.notify;
-    if (!notify || this.closed || this.watchers.size >= this.options.maxWatchers) return;
+    const budget = this.options.watchBudget;
+    if (!notify || this.closed || this.watchers.size >= this.options.maxWatchers || (budget && budget.active >= budget.max)) return;
+    if (budget) budget.active++;
     const taskId = created.taskId;
     const related = { [RELATED_TASK_META_KEY]: { taskId } };
     const send = (n: ServerNotification) => notify({ ...n, params: { ...n.params, _meta: { ...(n.params?._meta ?? {}), ...related } } } as ServerNotification).catch(() => undefined);
@@ -286,6 +296,7 @@ export class DoorTasks {
       .watchRun({ runId: taskId }, this.ctx(controller.signal), onUpdate)
       .catch(() => undefined)
       .finally(() => {
+        if (budget) budget.active--;
         if (this.watchers.get(taskId) === controller) this.watchers.delete(taskId);
       });
   }

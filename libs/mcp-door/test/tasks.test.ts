@@ -225,6 +225,11 @@ describe('MCP tasks over async runs (SDK client, Streamable HTTP)', () => {
     expect(textOf(res)).toBe('plain');
     expect(res['task']).toBeUndefined();
   });
+
+  it('follows each task only while its run lives: the door-wide follower count returns to 0', async () => {
+    expect(stack.door.taskWatchers.max).toBe(512);
+    await waitFor(() => stack.door.taskWatchers.active === 0, { message: 'every follower to end with its run' });
+  });
 });
 
 describe('MCP tasks, stateless and off', () => {
@@ -235,6 +240,21 @@ describe('MCP tasks, stateless and off', () => {
       const task = await startTask(client, 'tool_run', { name: 'local:echo_text', arguments: { text: 'stateless' } });
       await waitFor(async () => (await client.experimental.tasks.getTask(task.taskId)).status === 'completed', { message: 'the task to complete' });
       expect(textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toBe('stateless');
+    } finally {
+      await client.close();
+      await stack.close();
+    }
+  });
+
+  it('past the follower cap a task sends no notifications but is still polled to its result', async () => {
+    const stack = await startDoorStack({ taskPollIntervalMs: 200, maxTaskWatchersTotal: 0 }, true, {}, true);
+    const { client, statuses } = await connect(stack.door.address);
+    try {
+      const task = await startTask(client, 'tool_run', { name: 'local:echo_text', arguments: { text: 'unwatched' } });
+      await waitFor(async () => (await client.experimental.tasks.getTask(task.taskId)).status === 'completed', { message: 'the task to complete' });
+      expect(textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toBe('unwatched');
+      expect(stack.door.taskWatchers.active).toBe(0);
+      expect(statuses).toEqual([]);
     } finally {
       await client.close();
       await stack.close();
