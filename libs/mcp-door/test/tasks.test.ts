@@ -267,6 +267,9 @@ describe('MCP tasks, stateless and off', () => {
     try {
       expect(client.getServerCapabilities()?.tasks).toBeUndefined();
       expect((await client.listTools()).tools.find((t) => t.name === 'tool_run')?.execution).toBeUndefined();
+      // The spec: without the capability, a task-augmented request is processed normally, `task` ignored.
+      const plain = await client.request({ method: 'tools/call', params: { name: 'tool_run', arguments: { name: 'local:echo_text', arguments: { text: 'no tasks here' } }, task: {} } }, CallToolResultSchema);
+      expect(textOf(plain)).toBe('no tasks here');
     } finally {
       await client.close();
       await stack.close();
