@@ -4,6 +4,9 @@
  * stdio, from the default configuration) and adapter-cloud (the Petstore document of the default
  * configuration, pointed at Prism on a free port). Driven through its gRPC APIs; stopped with SIGTERM.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RunStatus } from '@toolhub/contracts';
 import { freePort, scratchDir, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
 
@@ -88,6 +91,24 @@ describe('ToolHub in one process', () => {
     expect([...providers].sort()).toEqual(expect.arrayContaining(['cloud', 'local', 'mcp']));
     expect(res.hits.map((h) => h.id)).toEqual(expect.arrayContaining(['mcp:everything_echo', 'cloud:petstore_list_pets', 'local:file_read']));
     for (const provider of ['local', 'mcp', 'cloud']) expect((await admin.listRegisteredTools(provider)).length).toBeGreaterThan(0);
+  });
+
+  it('offers MCP tasks on its door: a task-augmented tools/call runs as an async run and its result is fetched', async () => {
+    const url = /MCP: +(http:\/\/\S+\/mcp)/.exec(toolhub.output())?.[1];
+    expect(url).toBeDefined();
+    const client = new Client({ name: 'e2e-one-process', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+    try {
+      expect(client.getServerCapabilities()?.tasks?.requests?.tools?.call).toEqual({});
+      const call = { name: 'tool_run', arguments: { name: 'mcp:everything_echo', arguments: { message: 'as a task' } } };
+      const { task } = await client.request({ method: 'tools/call', params: { ...call, task: {} } }, CreateTaskResultSchema);
+      expect(task.taskId).toMatch(/^run_/);
+      const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect({ ...result, _meta: undefined }).toEqual({ ...(await client.callTool(call)), _meta: undefined });
+      expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+    } finally {
+      await client.close();
+    }
   });
 
   it('exits cleanly on SIGTERM and leaves no server-everything process behind', async () => {

@@ -8,17 +8,27 @@ import type { CallOptions, ToolHubApi } from '@toolhub/agent-kit';
 import type { Principal } from '@toolhub/auth';
 import {
   boundedError,
+  type CancelRunRequest,
+  type CancelRunResponse,
   GetPreloadSetRequest,
   type GetPreloadSetResponse,
   type GetToolInfoRequest,
+  type GetRunRequest,
+  type GetRunResponse,
   type GetToolInfoResponse,
   type ListProvidersResponse,
+  type ListRunsRequest,
+  type ListRunsResponse,
   ListToolsRequest,
   type ListToolsResponse,
   RunToolRequest,
   type RunToolResponse,
   SearchToolsRequest,
   type SearchToolsResponse,
+  type StartRunRequest,
+  type StartRunResponse,
+  type WatchRunRequest,
+  type WatchRunResponse,
 } from '@toolhub/contracts';
 import type { CallContext } from '@toolhub/grpc-edge';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +41,22 @@ export interface DoorBackend {
   getPreloadSet(req: GetPreloadSetRequest, call: CallContext): Promise<GetPreloadSetResponse>;
   runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse>;
   listProvidersFor(call: CallContext): Promise<ListProvidersResponse>;
+  /**
+   * The dispatcher's async runs (the same service StartRun and the other run RPCs use), or
+   * undefined while they are off: MCP tasks are offered only when they are on.
+   */
+  readonly asyncRuns?: DoorRuns | undefined;
+}
+
+/** The async-run methods MCP tasks use (`AsyncRuns` of @toolhub/dispatcher-core has them). */
+export interface DoorRuns {
+  /** How long an ended run (and its result) is kept, ms. */
+  readonly retentionMs: number;
+  startRun(req: StartRunRequest, call: CallContext): Promise<StartRunResponse>;
+  getRun(req: GetRunRequest, call: CallContext): Promise<GetRunResponse>;
+  cancelRun(req: CancelRunRequest, call: CallContext): Promise<CancelRunResponse>;
+  listRuns(req: ListRunsRequest, call: CallContext): Promise<ListRunsResponse>;
+  watchRun(req: WatchRunRequest, call: CallContext, send: (update: WatchRunResponse) => void): Promise<void>;
 }
 
 /** Where one MCP request came from: who, and how it can be cancelled. */

@@ -6,6 +6,8 @@
 import { findToolHubCallError, formatFailure, formatRun } from '@toolhub/agent-kit';
 import { canonicalJson, type ContentBlock, type RunToolResponse, toToolHubError } from '@toolhub/contracts';
 
+import { asCallError } from './backend';
+
 /** The MCP CallToolResult shape the door answers with. */
 export interface DoorCallResult {
   [key: string]: unknown;
@@ -52,4 +54,10 @@ export function failureResult(err: unknown, maxChars: number, advice?: string): 
         return formatFailure(e.code, e.message, undefined, advice);
       })();
   return { content: [{ type: 'text', text: text.length > maxChars ? `${text.slice(0, maxChars)}\n[truncated: ${text.length - maxChars} more characters]` : text }], isError: true };
+}
+
+/** A RunTool that failed (refused, not found, timeout, …) as a `tools/call` answers it, sync or as a task's result. */
+export function runFailureResult(err: unknown, maxChars: number): DoorCallResult {
+  const callErr = asCallError('RunTool', err);
+  return failureResult(callErr, maxChars, callErr.code === 'invalid_argument' ? 'Check the arguments against tool_info and call again.' : undefined);
 }

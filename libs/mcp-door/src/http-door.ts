@@ -42,7 +42,21 @@ export interface McpDoorDeps {
 interface LiveSession {
   session: DoorSession;
   transport: NodeStreamableHttpTransport;
+  /** The session's server declared MCP tasks (async runs were on when it was opened). */
+  tasks: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * Without the tasks capability the spec wants a task-augmented `tools/call` processed normally,
+ * its `task` ignored; the SDK server would refuse it, so the door drops `task` first.
+ */
+function withoutTask(message: unknown, tasks: boolean): unknown {
+  const m = message as { method?: unknown; params?: Record<string, unknown> } | undefined;
+  if (tasks || m?.method !== 'tools/call' || !m.params || m.params['task'] === undefined) return message;
+  const params = { ...m.params };
+  delete params['task'];
+  return { ...m, params };
 }
 
 function isLoopback(host: string): boolean {
@@ -71,6 +85,8 @@ export class McpDoor {
   private observer: RequestObserver | undefined;
   /** Sessions closed to make room or for idleness, since start. */
   evicted = 0;
+  /** Runs followed for task notifications by all sessions together (capped by maxTaskWatchersTotal). */
+  readonly taskWatchers: { active: number; readonly max: number };
   /** Where the door listens, e.g. `http://127.0.0.1:50055/mcp`. */
   address = '';
   private resourceUrl = '';
@@ -80,6 +96,7 @@ export class McpDoor {
     readonly options: ResolvedMcpDoorOptions,
     private readonly deps: McpDoorDeps,
   ) {
+    this.taskWatchers = { active: 0, max: options.maxTaskWatchersTotal };
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         this.deps.logger?.warn({ err: (err as Error).message }, 'MCP request failed inside the door');
@@ -313,26 +330,32 @@ export class McpDoor {
     return tools;
   }
 
-  private serverFor(session: DoorSession, listChanged: boolean) {
-    return createSessionServer(session, {
+  /** `stateful`: a session that outlives the request (list_changed and task notifications can reach it). `tasks`: MCP tasks declared. */
+  private serverFor(session: DoorSession, stateful: boolean) {
+    // MCP tasks only while the dispatcher's async runs are on (checked per new session: they may come on after start).
+    const runs = this.backend.asyncRuns;
+    const o = this.options;
+    const server = createSessionServer(session, {
       version: this.deps.version ?? '0.1.0',
-      listChanged,
-      jsonResponse: this.options.jsonResponse,
+      listChanged: stateful,
+      jsonResponse: o.jsonResponse,
       onCall: (outcome) => this.note('tools/call', outcome),
+      tasks: runs ? { runs, notify: stateful, pollIntervalMs: o.taskPollIntervalMs, maxWatchers: o.maxTaskWatchers, watchBudget: this.taskWatchers, listPageSize: o.taskListPageSize, maxResultChars: o.maxResultChars } : undefined,
     });
+    return { server, tasks: runs !== undefined };
   }
 
   /** Stateless: a server and transport for this one request, gone with its answer. */
   private async stateless(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown, method: string): Promise<void> {
     const session = this.newSession(principal);
-    const server = this.serverFor(session, false);
+    const { server, tasks } = this.serverFor(session, false);
     const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.options.jsonResponse });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, message);
+    await transport.handleRequest(req, res, withoutTask(message, tasks));
     if (method !== 'tools/call') this.note(method, res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
   }
 
@@ -349,7 +372,7 @@ export class McpDoor {
       // LRU order: a used session moves to the end.
       this.sessions.delete(sid);
       this.sessions.set(sid, live);
-      await live.transport.handleRequest(req, res, message);
+      await live.transport.handleRequest(req, res, withoutTask(message, live.tasks));
       if (method !== 'tools/call') this.note(method, res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`);
       return;
     }
@@ -362,7 +385,7 @@ export class McpDoor {
 
   private async openSession(req: IncomingMessage, res: ServerResponse, principal: Principal, message: unknown): Promise<void> {
     const session = this.newSession(principal);
-    const server = this.serverFor(session, true);
+    const { server, tasks } = this.serverFor(session, true);
     let id: string | undefined;
     const transport = new NodeStreamableHttpTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -379,6 +402,7 @@ export class McpDoor {
     const live: LiveSession = {
       session,
       transport,
+      tasks,
       close: async () => {
         await transport.close().catch(() => undefined);
         await server.close().catch(() => undefined);

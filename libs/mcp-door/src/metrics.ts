@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { McpDoor } from './http-door';
 
 /** Distinct method labels kept; callers choose method names, so others count as `_other`. */
-const KNOWN_METHODS = new Set(['initialize', 'notifications/initialized', 'notifications/cancelled', 'ping', 'tools/list', 'tools/call', 'GET', 'DELETE', 'POST', 'batch', 'response', 'http', 'oauth-protected-resource']);
+const KNOWN_METHODS = new Set(['initialize', 'notifications/initialized', 'notifications/cancelled', 'ping', 'tools/list', 'tools/call', 'GET', 'DELETE', 'POST', 'batch', 'response', 'http', 'oauth-protected-resource', 'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
 
 /** Registers the door's metrics on `registry` and starts counting its requests. */
 export function registerMcpMetrics(registry: Registry, door: McpDoor): void {

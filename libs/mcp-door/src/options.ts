@@ -51,6 +51,14 @@ export interface McpDoorOptions {
   resourceUrl?: string;
   /** Authorization servers named in the protected-resource metadata. @default [] (JWT issuer when set by the app) */
   authorizationServers?: string[];
+  /** MCP tasks: the `pollInterval` suggested to clients polling `tasks/get`. @default 1000 */
+  taskPollIntervalMs?: number;
+  /** MCP tasks: tasks per `tasks/list` page. @default 50 */
+  taskListPageSize?: number;
+  /** MCP tasks: runs a session follows at once to send `notifications/tasks/status` and progress (polling works for every task). @default 32 */
+  maxTaskWatchers?: number;
+  /** MCP tasks: runs all sessions of the door follow at once (each re-reads the run store every 2 s). @default 512 */
+  maxTaskWatchersTotal?: number;
 }
 
 export type ResolvedMcpDoorOptions = Required<Omit<McpDoorOptions, 'resourceUrl'>> & { resourceUrl: string | undefined };
@@ -75,6 +83,10 @@ export function withMcpDefaults(o: McpDoorOptions = {}): ResolvedMcpDoorOptions 
     flatCacheMs: o.flatCacheMs ?? 30_000,
     resourceUrl: o.resourceUrl,
     authorizationServers: o.authorizationServers ?? [],
+    taskPollIntervalMs: o.taskPollIntervalMs ?? 1000,
+    taskListPageSize: o.taskListPageSize ?? 50,
+    maxTaskWatchers: o.maxTaskWatchers ?? 32,
+    maxTaskWatchersTotal: o.maxTaskWatchersTotal ?? 512,
   };
 }
 

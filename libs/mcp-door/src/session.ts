@@ -8,10 +8,10 @@
  */
 import { exposedToolFromInfo, isMetaToolName, LoadedTools, type McpTool, renderTools, ToolCallExecutor } from '@toolhub/agent-kit';
 import type { Principal } from '@toolhub/auth';
-import { GetPreloadSetRequest, MAX_PAGE_SIZE, parseToolId, type PreloadTool, type RunProgress, RunStatus, type ToolInfo, toolId } from '@toolhub/contracts';
+import { GetPreloadSetRequest, MAX_PAGE_SIZE, parseToolId, type PreloadTool, type RunProgress, RunStatus, type RunToolRequest, type ToolInfo, toolId } from '@toolhub/contracts';
 
-import { apiFor, asCallError, callContextOf, type DoorBackend, runRequest, withProtoDefaults } from './backend';
-import { type DoorCallResult, failureResult, runResult } from './call-result';
+import { apiFor, callContextOf, type DoorBackend, runRequest, withProtoDefaults } from './backend';
+import { type DoorCallResult, runFailureResult, runResult } from './call-result';
 import type { ResolvedMcpDoorOptions } from './options';
 
 /** Per-call extras from the MCP request. */
@@ -141,24 +141,49 @@ export class DoorSession {
     this.lastUsed = Date.now();
     const loaded = await this.tools();
     const args = rawArgs ?? {};
+    const target = this.targetOf(loaded, name, args);
+    if (target) {
+      const result = await this.run(target.ref, target.args, target.timeoutMs, extra);
+      if (target.typed) loaded.recordRun(name);
+      return result;
+    }
+    const res = await this.executor.execute({ name, arguments: args }, { signal: extra.signal });
+    return { content: [{ type: 'text', text: res.content }], ...(res.isError ? { isError: true } : {}) };
+  }
+
+  /**
+   * The RunToolRequest a `tools/call` of `name` makes (what a task starts as an async run), or
+   * undefined when the call names no tool run: a meta-tool other than tool_run, an unknown name,
+   * or tool_run with unusual arguments (which only agent-kit's executor answers).
+   */
+  async runRequestOf(name: string, rawArgs: Args | undefined, meta: Record<string, unknown> = {}): Promise<{ request: RunToolRequest; toolId: string } | undefined> {
+    this.lastUsed = Date.now();
+    const loaded = await this.tools();
+    const target = this.targetOf(loaded, name, rawArgs ?? {});
+    if (!target) return undefined;
+    if (target.typed) loaded.recordRun(name);
+    return this.requestFor(target.ref, target.args, target.timeoutMs, meta);
+  }
+
+  /** Whether a typed `name` is listed for this session now (it can be called, or started as a task). */
+  async isTyped(name: string): Promise<boolean> {
+    return !isMetaToolName(name) && (await this.tools()).resolve(name) !== undefined;
+  }
+
+  private targetOf(loaded: LoadedTools, name: string, args: Args): { ref: { provider: string; name: string }; args: Args; timeoutMs: number; typed: boolean } | undefined {
     if (name === 'tool_run') {
       const ref = this.refOf(args);
       const runArgs = args.arguments;
       const timeoutMs = typeof args.timeout_ms === 'number' && Number.isInteger(args.timeout_ms) && args.timeout_ms >= 0 ? args.timeout_ms : undefined;
       // Anything unusual (no tool named, arguments as text, …): agent-kit's executor answers it with its own wording.
       if (ref && runArgs !== null && typeof runArgs === 'object' && !Array.isArray(runArgs) && (args.timeout_ms === undefined || timeoutMs !== undefined)) {
-        return this.run(ref, runArgs as Args, timeoutMs ?? 0, extra);
+        return { ref, args: runArgs as Args, timeoutMs: timeoutMs ?? 0, typed: false };
       }
     } else if (!isMetaToolName(name)) {
       const ref = loaded.resolve(name);
-      if (ref) {
-        const result = await this.run(ref, args, 0, extra);
-        loaded.recordRun(name);
-        return result;
-      }
+      if (ref) return { ref, args, timeoutMs: 0, typed: true };
     }
-    const res = await this.executor.execute({ name, arguments: args }, { signal: extra.signal });
-    return { content: [{ type: 'text', text: res.content }], ...(res.isError ? { isError: true } : {}) };
+    return undefined;
   }
 
   private refOf(args: Args): { provider: string; name: string } | undefined {
@@ -170,20 +195,25 @@ export class DoorSession {
     return name ? this.loaded?.resolve(name) : undefined;
   }
 
-  private async run(ref: { provider: string; name: string }, args: Args, timeoutMs: number, extra: SessionCall): Promise<DoorCallResult> {
+  /** The RunToolRequest of a call of `ref` (timeout and idempotency key from `_meta`), as sync calls and tasks make it. */
+  private requestFor(ref: { provider: string; name: string }, args: Args, timeoutMs: number, meta: Record<string, unknown>): { request: RunToolRequest; toolId: string } {
     const id = toolId(ref.provider, ref.name);
-    const meta = extra.meta ?? {};
     const metaTimeout = Number(meta[META_TIMEOUT_MS]);
-    const searchId = this.executor.searches?.searchIdFor(id) ?? '';
-    const req = runRequest({
+    const request = runRequest({
       provider: ref.provider,
       name: ref.name,
       arguments: args,
       timeoutMs: timeoutMs || (Number.isInteger(metaTimeout) && metaTimeout > 0 ? metaTimeout : 0),
       idempotencyKey: str(meta[META_IDEMPOTENCY_KEY]),
       caller: this.caller,
-      searchId,
+      searchId: this.executor.searches?.searchIdFor(id) ?? '',
     });
+    return { request, toolId: id };
+  }
+
+  private async run(ref: { provider: string; name: string }, args: Args, timeoutMs: number, extra: SessionCall): Promise<DoorCallResult> {
+    const { request: req, toolId: id } = this.requestFor(ref, args, timeoutMs, extra.meta ?? {});
+    const searchId = req.searchId;
     try {
       const ctx = callContextOf({ principal: this.principal, signal: extra.signal, traceHeaders: extra.traceHeaders });
       if (extra.onProgress) ctx.onProgress = extra.onProgress;
@@ -191,8 +221,7 @@ export class DoorSession {
       if (searchId && res.status === RunStatus.RUN_STATUS_OK) this.executor.searches?.consumed(id, searchId);
       return runResult(res, id, this.options.maxResultChars);
     } catch (err) {
-      const callErr = asCallError('RunTool', err);
-      return failureResult(callErr, this.options.maxResultChars, callErr.code === 'invalid_argument' ? 'Check the arguments against tool_info and call again.' : undefined);
+      return runFailureResult(err, this.options.maxResultChars);
     }
   }
 }

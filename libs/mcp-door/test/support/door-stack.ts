@@ -9,6 +9,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type DispatcherOptions, type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { McpDoor, type McpDoorOptions } from '@toolhub/mcp-door';
 import { Registry } from '@toolhub/registry-core';
+import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,8 +87,11 @@ export interface DoorStack {
   close(): Promise<void>;
 }
 
-/** Starts the stack; `auth: false` is local mode (no credentials, no grants). */
-export async function startDoorStack(options: McpDoorOptions = {}, auth = true, dispatcher: DispatcherOptions = {}): Promise<DoorStack> {
+/**
+ * Starts the stack; `auth: false` is local mode (no credentials, no grants). `runs`: async runs on
+ * (the one-process arrangement: the embedded run store is the queue), so the door offers MCP tasks.
+ */
+export async function startDoorStack(options: McpDoorOptions = {}, auth = true, dispatcher: DispatcherOptions = {}, runs = false): Promise<DoorStack> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-door-'));
   const keysFile = join(dir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ name: 'agent-a', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }, { name: 'ops', sha256: hashApiKey(OPERATOR_ONLY_KEY), roles: ['operator'] }, { name: 'agent-b', sha256: hashApiKey(AGENT_B_KEY), roles: ['agent'] }] }));
@@ -101,7 +105,8 @@ export async function startDoorStack(options: McpDoorOptions = {}, auth = true, 
   const store = await EmbeddedRegistryStore.open({ dir: join(dir, 'registry'), claims: 'memory' });
   const registry = await Registry.start(bus, store, {});
   const adapter = await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', doorTools(slow)) });
-  const running = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, ...dispatcher }, deps: { grants } });
+  const asyncRuns = runs ? { store: await openEmbeddedRunStore({ dir: join(dir, 'runs') }), queue: 'local' as const, retentionMs: 3_600_000 } : undefined;
+  const running = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, ...dispatcher }, deps: { grants, asyncRuns } });
   const door = await McpDoor.start(running.dispatcher, { port: 0, preloadTimeoutMs: 500, ...options }, { authenticator });
   return {
     bus,
