@@ -26,11 +26,11 @@ export function relayStream(res: ServerResponse, open: OpenStream, sendJson: (an
     let started = false;
     let finished = false;
     let heartbeat: NodeJS.Timeout | undefined;
-    let cancel: (() => void) | undefined;
+    const call: { cancel?: () => void } = {};
     // The page closed or navigated away: stop the gRPC call (WatchRun holds a watcher on the dispatcher).
     const gone = () => {
       if (finished) return;
-      cancel?.();
+      call.cancel?.();
       finish();
     };
     const start = () => {
@@ -74,7 +74,7 @@ export function relayStream(res: ServerResponse, open: OpenStream, sendJson: (an
       sendJson(opened.error);
       return finish();
     }
-    cancel = opened.cancel;
+    call.cancel = opened.cancel;
     if (!finished) res.on('close', gone);
   });
 }

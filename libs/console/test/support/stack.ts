@@ -36,6 +36,12 @@ export class ExportGate {
   private readonly waiters = new Set<() => void>();
   readonly aborted = new Set<string>();
 
+  /** Resolves once a run of `label` was aborted at the adapter. */
+  async whenAborted(label: string): Promise<void> {
+    while (!this.aborted.has(label)) await new Promise<void>((resolve) => this.abortWaiters.add(resolve));
+  }
+  private readonly abortWaiters = new Set<() => void>();
+
   release(label: string): void {
     this.allowed.set(label, (this.allowed.get(label) ?? 0) + 1);
     for (const w of [...this.waiters]) w();
@@ -51,6 +57,8 @@ export class ExportGate {
       };
       const abort = () => {
         this.aborted.add(label);
+        for (const w of [...this.abortWaiters]) w();
+        this.abortWaiters.clear();
         done();
         reject(ToolHubError.failed(`export ${label} aborted at part ${part}`));
       };
