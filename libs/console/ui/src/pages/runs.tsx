@@ -7,75 +7,13 @@ import { useEffect, useRef, useState } from 'react';
 import { call } from '../api';
 import { ErrorBox, usePoll, when } from '../common';
 import { useI18n } from '../i18n';
-import { duration, queueWaitMs, runTimeMs, summarizeRuns, type RunSummary } from '../run-stats';
+import { duration, queueWaitMs, runTimeMs } from '../run-stats';
 import type { RunInfo } from '../types';
 import { RunProgress, StateBadge } from './run';
+import { RUN_STATES as STATES, RunStatsPanel } from './run-stats-panel';
 
-const STATES = ['RUN_STATE_QUEUED', 'RUN_STATE_RUNNING', 'RUN_STATE_SUCCEEDED', 'RUN_STATE_FAILED', 'RUN_STATE_CANCELLED', 'RUN_STATE_UNKNOWN'] as const;
 const PAGE_SIZE = 20;
-/** Runs the statistics are computed from (ListRuns answers at most 500 per page). */
-const STATS_SAMPLE = 200;
 const POLL_MS = 2000;
-
-function RunStatsPanel() {
-  const { t } = useI18n();
-  const [summary, setSummary] = useState<RunSummary>();
-  const [error, setError] = useState<unknown>();
-  usePoll(() => {
-    call<{ runs?: RunInfo[] }>('agent', 'ListRuns', { pageSize: STATS_SAMPLE }).then((r) => {
-      setSummary(summarizeRuns(r.runs ?? []));
-      setError(undefined);
-    }, setError);
-  }, 5000);
-  return (
-    <section aria-labelledby="run-stats-title">
-      <h2 id="run-stats-title">{t('runs.stats')}</h2>
-      <ErrorBox error={error} />
-      {summary && (
-        <>
-          <div className="tiles" data-testid="run-stats">
-            <div className="tile">
-              <span className="label">{t('runs.count')}</span>
-              <span className="value" data-testid="run-stats-count">
-                {summary.runs}
-              </span>
-              <span className="note">
-                {STATES.filter((s) => summary.byState[s])
-                  .map((s) => `${t(`state.${s}`).split(' ')[0]} ${summary.byState[s]}`)
-                  .join(' · ') || '—'}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="label">
-                {t('runs.queueWait')} ({t('runs.p50p95')})
-              </span>
-              <span className="value" data-testid="run-stats-wait">
-                {duration(summary.queueWaitP50Ms)} / {duration(summary.queueWaitP95Ms)}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="label">
-                {t('runs.runTime')} ({t('runs.p50p95')})
-              </span>
-              <span className="value" data-testid="run-stats-time">
-                {duration(summary.runTimeP50Ms)} / {duration(summary.runTimeP95Ms)}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="label">{t('runs.retried')}</span>
-              <span className="value" data-testid="run-stats-retries">
-                {summary.retriedRuns} ({summary.retries})
-              </span>
-            </div>
-          </div>
-          <p className="note">
-            {t('runs.statsSample').replace('{n}', String(summary.runs))} {t('runs.statsNote')}
-          </p>
-        </>
-      )}
-    </section>
-  );
-}
 
 export function RunsPage() {
   const { t } = useI18n();
