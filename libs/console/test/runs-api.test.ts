@@ -2,9 +2,11 @@
  * Async runs through the console's JSON layer against a real dispatcher with async runs: StartRun,
  * ListRuns (paged, by state), CancelRun as JSON, and WatchRun relayed as Server-Sent Events — each
  * progress update arriving while the run goes on, the result in the last one; errors before the
- * stream starts answered as JSON, another principal's run invisible, the same CSRF rule as every
- * call, and a cap on the streams one session holds open.
+ * stream starts answered as JSON and after it as an error event, another principal's run
+ * invisible, the same CSRF rule as every call, a cap on the streams one session holds open, and
+ * the gRPC call cancelled when the page goes away.
  */
+import { waitFor } from '@toolhub/test-harness';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +80,17 @@ describe('async runs through the console JSON layer', () => {
     expect(update(last)).toMatchObject({ final: true, run: { state: 'RUN_STATE_SUCCEEDED', progress: { progress: 2, total: 2 } } });
     expect(update(last).run.result?.content?.[0]?.text).toBe('exported 2 parts of sse-a');
     expect(rest.some((e) => e.event === 'error')).toBe(false);
+  });
+
+  it('ends a stream that fails after its first message with an error event (RunToolStream of a tool failing mid-way)', async () => {
+    const events = ops.stream(`${RUNS}/RunToolStream`, { run: { provider: 'local', name: 'slow_export', arguments: { label: 'fail-f', parts: 2, failAtPart: 1 } } });
+    const first = await readUntil(events, () => true);
+    expect(first[0]).toMatchObject({ event: 'message', data: { progress: { message: 'waiting for part 1 of 2' } } });
+    exportGate.release('fail-f');
+    const rest = await readUntil(events, (e) => e.event === 'end');
+    const error = rest.find((e) => e.event === 'error');
+    expect(errorOf({ body: error!.data })).toMatchObject({ code: 'failed', message: expect.stringMatching(/refused part 1 of fail-f/) });
+    expect(rest.at(-1)!.event).toBe('end');
   });
 
   it('answers a WatchRun of an unknown run as a JSON NOT_FOUND with the API message, not as a stream', async () => {
@@ -156,10 +169,13 @@ describe('async runs through the console JSON layer', () => {
       const [ninth] = await readUntil(ops.stream(`${RUNS}/WatchRun`, { runId: run.runId }), () => true);
       expect(ninth).toMatchObject({ event: 'json', status: 429 });
       expect(errorOf({ body: ninth!.data }).message).toMatch(/at most 8/);
+      expect(stack.dispatcher.dispatcher.asyncRuns!.watchers).toBeGreaterThanOrEqual(8);
     } finally {
       abort.abort();
       await Promise.all(open.map((s) => s.return(undefined).catch(() => undefined)));
     }
+    // The pages went away: the console cancelled their WatchRun calls, and the dispatcher let go of its watchers.
+    await waitFor(() => stack.dispatcher.dispatcher.asyncRuns!.watchers === 0, { timeoutMs: 20_000, message: 'the WatchRun watchers to be released' });
     await ops.request('POST', `${RUNS}/CancelRun`, { runId: run.runId });
   });
 });

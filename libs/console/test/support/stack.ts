@@ -93,13 +93,18 @@ export const STACK_TOOLS: ToolDefinition<never>[] = [
     description: 'Exports a data set in parts, reporting progress and a log line per part; slow (each part waits for the backend).',
     inputSchema: {
       type: 'object',
-      properties: { label: { type: 'string', description: 'Name of the export.' }, parts: { type: 'integer', minimum: 1, maximum: 10, description: 'How many parts to write.' } },
+      properties: {
+        label: { type: 'string', description: 'Name of the export.' },
+        parts: { type: 'integer', minimum: 1, maximum: 10, description: 'How many parts to write.' },
+        failAtPart: { type: 'integer', minimum: 1, description: 'Fail (backend error) when this part is due instead of writing it.' },
+      },
       required: ['label', 'parts'],
     },
-    run: async (a: { label: string; parts: number }, ctx) => {
+    run: async (a: { label: string; parts: number; failAtPart?: number }, ctx) => {
       ctx.progress?.({ progress: 0, total: a.parts, message: `waiting for part 1 of ${a.parts}` });
       for (let i = 1; i <= a.parts; i++) {
         await exportGate.part(a.label, i, ctx.signal);
+        if (i === a.failAtPart) throw ToolHubError.failed(`the export backend refused part ${i} of ${a.label}`);
         ctx.log?.(`${a.label}: part ${i} written`);
         ctx.progress?.({ progress: i, total: a.parts, message: `part ${i} of ${a.parts} written` });
       }

@@ -3,7 +3,7 @@
  * WatchRun (relayed by the console as Server-Sent Events), then its result or error; Cancel asks
  * for confirmation, then calls CancelRun.
  */
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 
 import { ApiError, call, watch } from '../api';
 import { ErrorBox, when } from '../common';
@@ -128,6 +128,11 @@ function CancelBox({ run, onCancelled }: { run: RunInfo; onCancelled: (r: RunInf
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const reasonRef = useRef<HTMLInputElement>(null);
+  // The confirmation takes the focus, so a keyboard user lands in it.
+  useEffect(() => {
+    if (asking) reasonRef.current?.focus();
+  }, [asking]);
   if (run.cancelRequested) return <p className="warn">{t('runs.cancelRequested')}</p>;
   if (!asking) {
     return (
@@ -152,7 +157,7 @@ function CancelBox({ run, onCancelled }: { run: RunInfo; onCancelled: (r: RunInf
       <p id="cancel-ask">{t('runs.cancelAsk')}</p>
       <div className="field">
         <label htmlFor="cancel-reason">{t('runs.cancelReason')}</label>
-        <input id="cancel-reason" type="text" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
+        <input id="cancel-reason" ref={reasonRef} type="text" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
       </div>
       <div className="inline">
         <button type="submit" className="danger" disabled={busy}>
