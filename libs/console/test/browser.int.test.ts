@@ -285,10 +285,10 @@ describe('operator console in chromium', () => {
     await page.getByRole('heading', { name: '运行' }).first().waitFor(WAIT);
     await page.locator('[data-testid=run-state]').filter({ hasText: '已取消' }).waitFor(WAIT);
     await go('#/runs');
-    await page.getByRole('heading', { name: '我的异步运行' }).waitFor(WAIT);
+    await page.getByRole('heading', { name: '我的异步运行', exact: true }).waitFor(WAIT);
     await expectAccessible('runs-zh');
     await page.getByLabel('语言').selectOption('en');
-    await page.getByRole('heading', { name: 'Your async runs' }).waitFor(WAIT);
+    await page.getByRole('heading', { name: 'Your async runs', exact: true }).waitFor(WAIT);
   });
 
   it('shows the hits an agent would get in the search playground', async () => {

@@ -19,7 +19,7 @@ export const runsEn = {
   'runs.next': 'Next page',
   'runs.first': 'First page',
   'runs.page': 'Page',
-  'runs.stats': 'Statistics of your runs',
+  'runs.stats': 'Statistics of your async runs',
   'runs.statsSample': 'Computed from your {n} most recent runs.',
   'runs.statsNote':
     'Figures for every principal on a dispatcher (toolhub_async_run_queue_wait_seconds, toolhub_async_run_attempt_duration_seconds, toolhub_async_run_retries_total) are Prometheus metrics on the dispatcher’s metrics port; no ToolHub API serves them, so the console shows only your own runs.',
@@ -74,7 +74,7 @@ export const runsZh: Record<keyof typeof runsEn, string> = {
   'runs.next': '下一页',
   'runs.first': '第一页',
   'runs.page': '页',
-  'runs.stats': '我的运行统计',
+  'runs.stats': '我的异步运行统计',
   'runs.statsSample': '根据你最近的 {n} 个运行计算。',
   'runs.statsNote':
     '调度器上所有主体的数据（toolhub_async_run_queue_wait_seconds、toolhub_async_run_attempt_duration_seconds、toolhub_async_run_retries_total）是调度器指标端口上的 Prometheus 指标；ToolHub 没有提供它们的 API，因此控制台只显示你自己的运行。',
