@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { launchChromium, recordLongTasks } from '../../libs/console/test/support/browser';
-import { startStack } from '../../libs/console/test/support/stack';
+import { STACK_TOOLS, startStack } from '../../libs/console/test/support/stack';
 
 const TOOLS = Number(process.env['CONSOLE_TOOLS'] ?? 20_000);
 const RUNS = Number(process.env['CONSOLE_RUNS'] ?? 5);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     const loadTasks = await recordLongTasks(page);
     const t0 = performance.now();
     await page.evaluate(() => ((globalThis as unknown as { location: { hash: string } }).location.hash = '#/catalog'));
-    const total = TOOLS + 3;
+    const total = TOOLS + STACK_TOOLS.length;
     await page
       .getByTestId('catalog-count')
       .filter({ hasText: `${total} tools` })

@@ -1,6 +1,7 @@
 /**
  * The operator console's HTTP server: the built browser bundle, sign-in, and the JSON layer
- * `POST /api/<service>/<Method>` over ToolHub's gRPC APIs (see grpc-bridge.ts).
+ * `POST /api/<service>/<Method>` over ToolHub's gRPC APIs (see grpc-bridge.ts); server-streaming
+ * RPCs (WatchRun) answer as Server-Sent Events (stream-relay.ts).
  *
  * Protections: a strict Content-Security-Policy (scripts and styles from this origin only), the
  * Host header checked against the names this server answers to (DNS rebinding), every POST checked
@@ -19,12 +20,15 @@ import { ConsoleError } from './errors';
 import { errorBody, GrpcBridge, type GrpcBridgeOptions, type JsonAnswer } from './grpc-bridge';
 import { type ConsoleSession, sameToken, SessionStore, type SessionStoreOptions } from './sessions';
 import { serveStatic } from './static-files';
+import { relayStream } from './stream-relay';
 import { ensureUiBundle } from './ui-bundle';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const COOKIE = 'toolhub_console';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Live streams one session may hold open (a run page holds one). */
+const MAX_STREAMS_PER_SESSION = 8;
 
 export interface ConsoleLogger {
   info(obj: object, msg: string): void;
@@ -107,6 +111,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   if (!bundle.dir) options.logger?.warn({ problem: bundle.problem }, 'console bundle missing: the console API works, its pages do not');
   const bridge = new GrpcBridge(options);
   const sessions = new SessionStore(options.sessions);
+  /** Live streams (WatchRun) per session. */
+  const openStreams = new Map<string, number>();
   let port = options.port ?? 50056;
   const loopbackBind = isLoopbackHost(host);
   const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
@@ -197,6 +203,21 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const m = path.match(/^\/api\/([A-Za-z0-9_.]+)\/([A-Za-z0-9_]+)$/);
     if (!m) return send(res, consoleError('not_found', GrpcStatus.NOT_FOUND, `${path} is not an API path; use /api/toolhub.v1.RegistryAdmin/<Method> or /api/toolhub.v1.ToolHub/<Method>.`));
     const body = await readJson(req);
+    if (bridge.isStream(m[1]!, m[2]!)) {
+      // WatchRun (and RunToolStream) as Server-Sent Events; a page cannot hold more than a few open.
+      const open = openStreams.get(session.id) ?? 0;
+      if (open >= MAX_STREAMS_PER_SESSION) {
+        return send(res, consoleError('rate_limited', GrpcStatus.RESOURCE_EXHAUSTED, `This session already has ${open} live streams open (at most ${MAX_STREAMS_PER_SESSION}); close other run pages of this console, then reload.`));
+      }
+      openStreams.set(session.id, open + 1);
+      try {
+        return await relayStream(res, (on) => bridge.openStream(m[1]!, m[2]!, body, session.credential, randomUUID(), on), (answer) => send(res, answer));
+      } finally {
+        const left = (openStreams.get(session.id) ?? 1) - 1;
+        if (left > 0) openStreams.set(session.id, left);
+        else openStreams.delete(session.id);
+      }
+    }
     send(res, await bridge.call(m[1]!, m[2]!, body, session.credential, randomUUID()));
   }
 

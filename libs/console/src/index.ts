@@ -3,5 +3,5 @@ export { CONTENT_SECURITY_POLICY, type ConsoleLogger, type ConsoleServerOptions,
 export { consoleApiTls, consoleConfigFields, type ConsoleSettings } from './config';
 export { apiChannel, type ConsoleApiTls } from './api-tls';
 export { ConsoleError } from './errors';
-export { CONSOLE_SERVICES, type ConsoleServiceName, GrpcBridge, type GrpcBridgeOptions, type JsonAnswer } from './grpc-bridge';
+export { CONSOLE_SERVICES, type ConsoleServiceName, GrpcBridge, type GrpcBridgeOptions, type JsonAnswer, type StreamHandlers } from './grpc-bridge';
 export { ensureUiBundle, type UiBundle, uiBundleCandidates } from './ui-bundle';

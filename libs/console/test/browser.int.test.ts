@@ -2,7 +2,9 @@
  * The console in a real browser (Debian's chromium via playwright-core) against a whole ToolHub in
  * this process with API keys: sign in, watch the call count rise while an agent runs tools, apply a
  * preload change and see GetPreloadSet change for agents, register a tool with the form and find it
- * with SearchTools, see a field error for a bad registration, find each change in the audit page.
+ * with SearchTools, see a field error for a bad registration, find each change in the audit page;
+ * start a slow tool as an async run and watch its progress arrive live, cancel one, see another
+ * succeed with its result, and list and filter the runs.
  * Every page is checked with axe-core (no serious or critical violation) and photographed into
  * docs/console/ (the README there shows them). The page runs under the strict CSP: any CSP report in
  * the browser console fails the test.
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 
 import { agentClient, launchChromium, seriousViolations } from './support/browser';
-import { AGENT_KEY, OPERATOR_KEY, type Stack, startStack } from './support/stack';
+import { AGENT_KEY, exportGate, OPERATOR_KEY, type Stack, startStack } from './support/stack';
 
 const SHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
 const WAIT = { timeout: 30_000 };
@@ -188,10 +190,105 @@ describe('operator console in chromium', () => {
     await page.getByTestId('schema').waitFor(WAIT);
     await page.getByLabel(/^text/).fill('hi');
     await page.getByLabel(/^times/).fill('2');
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByTestId('run-result').getByText('hihi').waitFor(WAIT);
     await expectAccessible('tool');
     await shoot('tool');
+  });
+
+  /** Starts `slow_export` as an async run from its tool page; resolves with the run id once its page is open. */
+  const startExport = async (args: { label: string; parts: number } | string): Promise<string> => {
+    await go('#/tool/local/slow_export');
+    await page.getByTestId('schema').waitFor(WAIT);
+    if (typeof args === 'string') await page.getByLabel(/^Arguments as JSON/).fill(args);
+    else {
+      await page.getByLabel(/^label/).fill(args.label);
+      await page.getByLabel(/^parts/).fill(String(args.parts));
+    }
+    await page.getByRole('button', { name: 'Start as async run' }).click();
+    await page.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.startsWith('#/run/'), undefined, WAIT);
+    await page.getByTestId('run-state').waitFor(WAIT);
+    return decodeURIComponent(await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash.slice('#/run/'.length)));
+  };
+  const progressShows = (text: string) => page.getByTestId('run-progress-text').filter({ hasText: text }).waitFor(WAIT);
+  const stateIs = (state: string) => page.locator(`[data-testid=run-state][data-state=${state}]`).waitFor(WAIT);
+
+  it('starts a slow tool as an async run from its page, shows progress and log lines live, then the result', async () => {
+    const runId = await startExport({ label: 'browser-a', parts: 3 });
+    expect(runId).toMatch(/\S/);
+    await progressShows('waiting for part 1 of 3');
+    await stateIs('RUN_STATE_RUNNING');
+    // Marks this page: had it reloaded (or polled a new page), the mark would be gone.
+    await page.evaluate(() => ((globalThis as unknown as { __sameRunPage?: boolean }).__sameRunPage = true));
+    exportGate.release('browser-a');
+    await progressShows('1 / 3');
+    await page.getByTestId('run-log').filter({ hasText: 'browser-a: part 1 written' }).waitFor(WAIT);
+    exportGate.release('browser-a');
+    await progressShows('2 / 3');
+    await page.getByTestId('run-log').filter({ hasText: 'browser-a: part 2 written' }).waitFor(WAIT);
+    expect(await page.locator('progress#run-progress').getAttribute('value')).toBe('2');
+    await expectAccessible('run');
+    await shoot('run');
+    exportGate.release('browser-a');
+    await stateIs('RUN_STATE_SUCCEEDED');
+    await page.getByTestId('run-result').getByText('exported 3 parts of browser-a').waitFor(WAIT);
+    expect(await page.evaluate(() => (globalThis as unknown as { __sameRunPage?: boolean }).__sameRunPage)).toBe(true);
+    await expectAccessible('run-result');
+    await shoot('run-result');
+  });
+
+  it('cancels a running run after a confirmation, and the tool is aborted at the adapter', async () => {
+    await startExport({ label: 'browser-b', parts: 3 });
+    await progressShows('waiting for part 1 of 3');
+    await page.getByRole('button', { name: 'Cancel run…' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.waitFor(WAIT);
+    await expectAccessible('run-cancel');
+    await shoot('run-cancel');
+    await confirm.getByLabel('Reason (kept with the run)').fill('not needed any more');
+    await confirm.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await stateIs('RUN_STATE_CANCELLED');
+    await page.getByTestId('run-error').filter({ hasText: 'not needed any more' }).waitFor(WAIT);
+    // The tool's signal fired at the adapter (the test fails by timeout otherwise).
+    await exportGate.whenAborted('browser-b');
+    expect(exportGate.aborted.has('browser-b')).toBe(true);
+  });
+
+  it('shows a run whose arguments fail validation with the field, as the API gives it', async () => {
+    await startExport('{"label": "browser-c", "parts": "many"}');
+    await stateIs('RUN_STATE_FAILED');
+    await page.getByTestId('run-error').filter({ hasText: '/parts' }).waitFor(WAIT);
+  });
+
+  it('lists the runs with their statistics, and filters them by state', async () => {
+    await go('#/runs');
+    const table = page.getByTestId('runs-table');
+    await table.getByRole('row').filter({ hasText: 'local:slow_export' }).filter({ has: page.locator('[data-state=RUN_STATE_SUCCEEDED]') }).waitFor(WAIT);
+    await table.getByRole('row').filter({ has: page.locator('[data-state=RUN_STATE_CANCELLED]') }).waitFor(WAIT);
+    await table.getByRole('row').filter({ has: page.locator('[data-state=RUN_STATE_FAILED]') }).waitFor(WAIT);
+    await page.getByTestId('run-stats-count').filter({ hasText: '3' }).waitFor(WAIT);
+    await expectAccessible('runs');
+    await shoot('runs');
+    await page.getByLabel('State', { exact: true }).selectOption('RUN_STATE_CANCELLED');
+    await page.waitForFunction(
+      () => {
+        const rows = Array.from((globalThis as unknown as Dom).document.querySelectorAll('[data-testid=runs-table] tbody tr'));
+        return rows.length === 1 && rows[0]!.textContent!.includes('cancelled');
+      },
+      undefined,
+      WAIT,
+    );
+    await table.getByRole('link').first().click();
+    await stateIs('RUN_STATE_CANCELLED');
+    // The Runs pages in Chinese.
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('heading', { name: '运行' }).first().waitFor(WAIT);
+    await page.locator('[data-testid=run-state]').filter({ hasText: '已取消' }).waitFor(WAIT);
+    await go('#/runs');
+    await page.getByRole('heading', { name: '我的异步运行', exact: true }).waitFor(WAIT);
+    await expectAccessible('runs-zh');
+    await page.getByLabel('语言').selectOption('en');
+    await page.getByRole('heading', { name: 'Your async runs', exact: true }).waitFor(WAIT);
   });
 
   it('shows the hits an agent would get in the search playground', async () => {

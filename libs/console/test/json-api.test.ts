@@ -8,41 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { consoleClient as client, errorOf } from './support/console-client';
 import { AGENT_KEY, OPERATOR_KEY, type Stack, startStack } from './support/stack';
-
-interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
-  text: string;
-}
-
-function client(base: string) {
-  let cookie = '';
-  let csrf = '';
-  const origin = base.replace(/\/$/, '');
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
-    const res = await fetch(new URL(path, base), {
-      method,
-      headers: { ...(cookie ? { cookie } : {}), ...(method === 'POST' ? { origin, 'content-type': 'application/json', ...(csrf ? { 'x-csrf-token': csrf } : {}) } : {}), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0]!;
-    const text = await res.text();
-    let parsed: Record<string, unknown> = {};
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      // static files are not JSON
-    }
-    if (typeof parsed['csrfToken'] === 'string') csrf = parsed['csrfToken'];
-    return { status: res.status, body: parsed, headers: res.headers, text };
-  };
-  return { request, forgetCsrf: () => (csrf = '') };
-}
-
-const errorOf = (r: Reply) => r.body['error'] as { code: string; grpcStatus: string; message: string; violations?: Array<{ field: string; message: string }> };
 
 describe('console JSON layer with API keys', () => {
   let stack: Stack;

@@ -1,6 +1,7 @@
 /**
  * A whole ToolHub in this process for console tests: in-process bus, embedded store, registry with
- * its admin gRPC API, an adapter with a few tools, the dispatcher's agent gRPC API, and the console
+ * its admin gRPC API, an adapter with a few tools, the dispatcher's agent gRPC API with async runs
+ * (embedded run store, as in the one-process mode), and the console
  * in front of both — every hop real, only the bus in-process (as in the one-process `npm start`).
  */
 import { type AdapterService, serveAdapter, staticCatalog, textResult, type ToolDefinition } from '@toolhub/adapter-sdk';
@@ -10,6 +11,7 @@ import { ToolHubError } from '@toolhub/contracts';
 import { type RunningConsole, startConsoleServer } from '@toolhub/console';
 import { type RunningDispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry, type RunningAdminServer, startAdminServer } from '@toolhub/registry-core';
+import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,55 @@ const schema = {
   properties: { text: { type: 'string', description: 'The text to echo back.' }, times: { type: 'integer', minimum: 1, maximum: 5, description: 'How often.' } },
   required: ['text'],
 };
+/**
+ * Lets a test step `slow_export` runs on: a run with `label` writes part i only after the test
+ * called `release(label)` i times, so a test sees each progress update without timing guesses.
+ * Runs whose signal was aborted (cancelled at the adapter) are recorded in `aborted`.
+ */
+export class ExportGate {
+  private readonly allowed = new Map<string, number>();
+  private readonly waiters = new Set<() => void>();
+  readonly aborted = new Set<string>();
+
+  /** Resolves once a run of `label` was aborted at the adapter. */
+  async whenAborted(label: string): Promise<void> {
+    while (!this.aborted.has(label)) await new Promise<void>((resolve) => this.abortWaiters.add(resolve));
+  }
+  private readonly abortWaiters = new Set<() => void>();
+
+  release(label: string): void {
+    this.allowed.set(label, (this.allowed.get(label) ?? 0) + 1);
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Resolves once `label` has been released `part` times; rejects when `signal` aborts. */
+  async part(label: string, part: number, signal: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if ((this.allowed.get(label) ?? 0) < part) return;
+        done();
+        resolve();
+      };
+      const abort = () => {
+        this.aborted.add(label);
+        for (const w of [...this.abortWaiters]) w();
+        this.abortWaiters.clear();
+        done();
+        reject(ToolHubError.failed(`export ${label} aborted at part ${part}`));
+      };
+      const done = () => {
+        this.waiters.delete(check);
+        signal.removeEventListener('abort', abort);
+      };
+      this.waiters.add(check);
+      signal.addEventListener('abort', abort, { once: true });
+      if (signal.aborted) abort();
+      else check();
+    });
+  }
+}
+export const exportGate = new ExportGate();
+
 export const STACK_TOOLS: ToolDefinition<never>[] = [
   { name: 'echo_text', path: 'text', description: 'Echoes text back, a number of times.', inputSchema: schema, run: async (a: { text?: string; times?: number }) => textResult((a.text ?? '').repeat(a.times ?? 1)) },
   { name: 'reverse_text', path: 'text/transform', description: 'Reverses the characters of a text.', inputSchema: schema, run: async (a: { text?: string }) => textResult([...(a.text ?? '')].reverse().join('')) },
@@ -34,6 +85,30 @@ export const STACK_TOOLS: ToolDefinition<never>[] = [
     inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
     run: async () => {
       throw ToolHubError.failed('the lookup backend answered 500');
+    },
+  },
+  {
+    name: 'slow_export',
+    path: 'data',
+    description: 'Exports a data set in parts, reporting progress and a log line per part; slow (each part waits for the backend).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', description: 'Name of the export.' },
+        parts: { type: 'integer', minimum: 1, maximum: 10, description: 'How many parts to write.' },
+        failAtPart: { type: 'integer', minimum: 1, description: 'Fail (backend error) when this part is due instead of writing it.' },
+      },
+      required: ['label', 'parts'],
+    },
+    run: async (a: { label: string; parts: number; failAtPart?: number }, ctx) => {
+      ctx.progress?.({ progress: 0, total: a.parts, message: `waiting for part 1 of ${a.parts}` });
+      for (let i = 1; i <= a.parts; i++) {
+        await exportGate.part(a.label, i, ctx.signal);
+        if (i === a.failAtPart) throw ToolHubError.failed(`the export backend refused part ${i} of ${a.label}`);
+        ctx.log?.(`${a.label}: part ${i} written`);
+        ctx.progress?.({ progress: i, total: a.parts, message: `part ${i} of ${a.parts} written` });
+      }
+      return textResult(`exported ${a.parts} parts of ${a.label}`);
     },
   },
 ];
@@ -85,7 +160,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const admin = await startAdminServer(registry, { port: 0, authenticator });
   const adapters: AdapterService[] = [await serveAdapter(bus, { provider: 'local', ...staticCatalog('local', STACK_TOOLS) })];
   if (options.bulkTools) adapters.push(await serveAdapter(bus, { provider: 'bulk', ...staticCatalog('bulk', options.bulkTools) }));
-  const dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 }, deps: { grants } });
+  // Async runs as in the one-process mode: the embedded run store is the queue.
+  const runStore = await openEmbeddedRunStore({ dir: join(dir, 'runs') });
+  const dispatcher = await startDispatcher(bus, { grpc: { port: 0, authenticator }, dispatcher: { warmCoreTools: false, maxAttempts: 1 }, deps: { grants, asyncRuns: { store: runStore, queue: 'local', retentionMs: 3_600_000 } } });
   const web = await startConsoleServer({ port: 0, adminAddress: admin.address, agentAddress: dispatcher.grpc.address, authenticator, uiDir: options.uiDir });
   const want = STACK_TOOLS.length + (options.bulkTools?.length ?? 0);
   const end = Date.now() + 60_000;

@@ -74,3 +74,47 @@ const SERVICE_NAMES: Record<Service, string> = { admin: 'toolhub.v1.RegistryAdmi
 export async function call<T>(service: Service, method: string, body: object = {}): Promise<T> {
   return (await post(`/api/${SERVICE_NAMES[service]}/${method}`, body)) as T;
 }
+
+/**
+ * Opens a server-streaming RPC (WatchRun): the console answers it as Server-Sent Events on the
+ * POST, read here with fetch (EventSource cannot POST or send the CSRF header). Calls `onMessage`
+ * with each message; resolves when the stream ends, rejects with an ApiError when it fails (before
+ * its first message, or with an `error` event later) or with an AbortError when `signal` aborts.
+ */
+export async function watch<T>(service: Service, method: string, body: object, onMessage: (msg: T) => void, signal: AbortSignal): Promise<void> {
+  const res = await fetch(`/api/${SERVICE_NAMES[service]}/${method}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken, accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream') || !res.body) {
+    await parse(res);
+    return;
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value;
+    let cut: number;
+    while ((cut = buffered.indexOf('\n\n')) >= 0) {
+      const block = buffered.slice(0, cut);
+      buffered = buffered.slice(cut + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      if (!data) continue; // a keep-alive comment
+      if (event === 'message') onMessage(JSON.parse(data) as T);
+      else if (event === 'error') {
+        const e = (JSON.parse(data) as { error?: { grpcStatus?: string; code?: string; message?: string; violations?: Violation[]; suggestions?: string[] } }).error ?? {};
+        throw new ApiError(e.grpcStatus ?? 'UNKNOWN', e.code ?? 'unknown', e.message ?? 'the stream failed', e.violations ?? [], e.suggestions ?? []);
+      } else if (event === 'end') return;
+    }
+  }
+}

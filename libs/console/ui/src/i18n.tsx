@@ -1,6 +1,8 @@
 /** English and Chinese texts; the choice is kept in localStorage. */
 import { createContext, type ReactNode, useContext, useState } from 'react';
 
+import { runsEn, runsZh } from './i18n-runs';
+
 const en = {
   title: 'ToolHub console',
   'nav.overview': 'Overview',
@@ -130,6 +132,7 @@ const en = {
   'access.allow': 'Allow',
   'access.deny': 'Deny',
   error: 'Error',
+  ...runsEn,
 };
 type Key = keyof typeof en;
 const zh: Record<Key, string> = {
@@ -261,11 +264,13 @@ const zh: Record<Key, string> = {
   'access.allow': '允许',
   'access.deny': '拒绝',
   error: '错误',
+  ...runsZh,
 };
 
 export type Lang = 'en' | 'zh';
 const TEXTS: Record<Lang, Record<Key, string>> = { en, zh };
 export type T = (key: Key) => string;
+export type TextKey = Key;
 
 const I18n = createContext<{ lang: Lang; t: T; setLang: (l: Lang) => void }>({ lang: 'en', t: (k) => en[k], setLang: () => undefined });
 

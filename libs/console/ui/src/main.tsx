@@ -12,6 +12,8 @@ import { CatalogPage } from './pages/catalog';
 import { OverviewPage } from './pages/overview';
 import { PreloadPage } from './pages/preload';
 import { RegisterPage } from './pages/register';
+import { RunPage } from './pages/run';
+import { RunsPage } from './pages/runs';
 import { SearchPage } from './pages/search';
 import { ToolPage } from './pages/tool';
 
@@ -21,6 +23,7 @@ const PAGES = [
   ['preload', 'nav.preload'],
   ['register', 'nav.register'],
   ['search', 'nav.search'],
+  ['runs', 'nav.runs'],
   ['audit', 'nav.audit'],
 ] as const;
 
@@ -77,6 +80,10 @@ function Page({ route, session }: { route: string[]; session: Session }) {
       return <RegisterPage />;
     case 'search':
       return <SearchPage />;
+    case 'runs':
+      return <RunsPage />;
+    case 'run':
+      return <RunPage runId={rest[0] ?? ''} />;
     case 'audit':
       return <AuditPage session={session} />;
     default:
@@ -117,7 +124,7 @@ function App() {
       </>
     );
   }
-  const current = route[0] === 'tool' ? 'catalog' : route[0] || 'overview';
+  const current = route[0] === 'tool' ? 'catalog' : route[0] === 'run' ? 'runs' : route[0] || 'overview';
   return (
     <>
       <header className="top">

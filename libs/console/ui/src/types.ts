@@ -97,3 +97,44 @@ export interface SearchHit {
   lexicalScore?: number;
   semanticScore?: number;
 }
+/** A tool's answer (RunToolResponse) as the agent sees it. */
+export interface RunResult {
+  status?: string;
+  content?: Array<{ text?: string; json?: unknown }>;
+  error?: ErrorInfo;
+  fixes?: Array<{ field?: string; description?: string }>;
+  attempts?: number;
+  servedBy?: string;
+  latencyMs?: number;
+  structured?: unknown;
+}
+export interface ErrorInfo {
+  code?: string;
+  message?: string;
+  violations?: Array<{ field: string; message: string; expected?: string }>;
+  suggestions?: string[];
+}
+/** An async run (RunInfo). */
+export interface RunInfo {
+  runId: string;
+  state?: string;
+  provider?: string;
+  name?: string;
+  attempts?: number;
+  queuedUnixMs?: number;
+  startedUnixMs?: number;
+  finishedUnixMs?: number;
+  result?: RunResult;
+  error?: ErrorInfo;
+  progress?: { progress?: number; total?: number; message?: string };
+  logLines?: string[];
+  idempotencyKey?: string;
+  caller?: string;
+  expiresUnixMs?: number;
+  cancelRequested?: boolean;
+}
+export interface WatchRunUpdate {
+  run?: RunInfo;
+  newLogLines?: string[];
+  final?: boolean;
+}

@@ -1,4 +1,4 @@
-/** Overview: providers, live call rate, error rate and latency charts, top tools, quarantined tools, consumer lag. */
+/** Overview: providers, live call rate, error rate and latency charts, top tools, quarantined tools, consumer lag, statistics of your async runs. */
 import { useRef, useState } from 'react';
 
 import { call } from '../api';
@@ -6,6 +6,7 @@ import { TimeChart } from '../chart';
 import { ErrorBox, pct, usePoll } from '../common';
 import { useI18n } from '../i18n';
 import type { ProviderStatus, ToolStats } from '../types';
+import { RunStatsPanel } from './run-stats-panel';
 
 const POLL_MS = 2000;
 const KEEP_SAMPLES = 150; // 5 minutes at one sample per 2 s
@@ -210,6 +211,7 @@ export function OverviewPage() {
           </table>
         )}
       </section>
+      <RunStatsPanel onOverview />
     </>
   );
 }

@@ -1,4 +1,7 @@
-/** The "try it" form: one field per schema property, or raw JSON; runs the tool through RunTool and shows what the agent would see. */
+/**
+ * The "try it" form: one field per schema property, or raw JSON; runs the tool through RunTool and
+ * shows what the agent would see, or starts it as an async run (StartRun) and opens the run's page.
+ */
 import { type FormEvent, useState } from 'react';
 
 import { call } from '../api';
@@ -59,15 +62,19 @@ export function ArgumentsForm({ provider, name, schema, onRan }: { provider: str
   };
   const argsJson = raw ?? JSON.stringify(argumentsOf(props, values), null, 2);
 
-  const run = (e: FormEvent) => {
-    e.preventDefault();
-    let args: unknown;
+  const parsedArgs = (): { args?: unknown } => {
     try {
-      args = JSON.parse(argsJson);
+      return { args: JSON.parse(argsJson) };
     } catch (err) {
       setError(new Error(`Arguments ${t('reg.notJson')}: ${(err as Error).message}`));
-      return;
+      return {};
     }
+  };
+
+  const run = (e: FormEvent) => {
+    e.preventDefault();
+    const { args } = parsedArgs();
+    if (args === undefined) return;
     setBusy(true);
     setError(undefined);
     call<RunResult>('agent', 'RunTool', { provider, name, arguments: args, caller: 'console' })
@@ -79,6 +86,20 @@ export function ArgumentsForm({ provider, name, schema, onRan }: { provider: str
         setBusy(false);
         onRan?.();
       });
+  };
+
+  // StartRun: queued at once; its page follows progress, log and result live (WatchRun).
+  const startAsync = () => {
+    const { args } = parsedArgs();
+    if (args === undefined) return;
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
+    call<{ run?: { runId: string } }>('agent', 'StartRun', { call: { provider, name, arguments: args, caller: 'console' } })
+      .then((r) => {
+        if (r.run) location.hash = `#/run/${encodeURIComponent(r.run.runId)}`;
+      }, setError)
+      .finally(() => setBusy(false));
   };
 
   return (
@@ -116,9 +137,17 @@ export function ArgumentsForm({ provider, name, schema, onRan }: { provider: str
         <label htmlFor="raw-args">{t('tool.rawJson')}</label>
         <textarea id="raw-args" rows={4} value={argsJson} onChange={(e) => setRaw(e.target.value)} />
       </div>
-      <button type="submit" disabled={busy}>
-        {t('tool.run')}
-      </button>
+      <div className="inline">
+        <button type="submit" disabled={busy}>
+          {t('tool.run')}
+        </button>
+        <button type="button" className="secondary" disabled={busy} onClick={startAsync} aria-describedby="start-async-help">
+          {t('runs.startAsync')}
+        </button>
+        <span id="start-async-help" className="hint">
+          {t('runs.startHelp')}
+        </span>
+      </div>
       <ErrorBox error={error} />
       {result && (
         <div className="result" data-testid="run-result" aria-live="polite">
