@@ -3,7 +3,9 @@
  * retries, one `tool.called` event per attempt), and records how it ended. A run found `running`
  * was cut short: if its worker still lives (it answers on `runs.owner.<instance>`) the run is
  * handed back; if not, an idempotent run starts again after a backoff and a non-idempotent one
- * ends `unknown` — never run twice behind the caller's back.
+ * ends `unknown` — never run twice behind the caller's back. The same holds when the adapter
+ * replica dies mid-call: the pipeline retries an idempotent call on another replica at once, and a
+ * non-idempotent run ends `unknown` (the lost call's error is marked, see outcome-unknown.ts).
  */
 import type { SdkLogger } from '@toolhub/adapter-sdk';
 import type { AuthMethod, Role } from '@toolhub/auth';
@@ -13,6 +15,7 @@ import type { CallContext } from '@toolhub/grpc-edge';
 import type { RunRecord, RunStore } from '@toolhub/run-store';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { isOutcomeUnknown } from '../outcome-unknown';
 import type { RunPipeline } from '../run-pipeline';
 import { backoffMs } from '../retry';
 import { encodeBytes, toRunInfo } from './run-info';
@@ -215,8 +218,12 @@ export class RunExecutor {
     } catch (err) {
       if (this.stopping && !active.cancelled) throw err; // handed back (see shutdown)
       const cancelled = active.cancelled;
-      state = cancelled ? 'cancelled' : 'failed';
-      await this.finish(current, state, undefined, cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : toToolHubError(err));
+      // The adapter replica holding a non-idempotent call was lost: it may or may not have run, and
+      // is not run again (an idempotent one was already retried on another replica by the pipeline).
+      const unknown = !cancelled && !run.retrySafe && isOutcomeUnknown(err);
+      state = cancelled ? 'cancelled' : unknown ? 'unknown' : 'failed';
+      const error = cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : unknown ? replicaLostError(run, toToolHubError(err)) : toToolHubError(err);
+      await this.finish(current, state, undefined, error);
     } finally {
       clearTimeout(trailing);
       this.active.delete(run.id);
@@ -278,6 +285,15 @@ export class RunExecutor {
   private publish(run: RunRecord, newLogLines: string[], final: boolean): void {
     this.deps.updates.publish({ run: toRunInfo(run), newLogLines, final });
   }
+}
+
+function replicaLostError(run: RunRecord, lost: ToolHubError): ToolHubError {
+  return new ToolHubError(
+    'unavailable',
+    `The adapter replica running ${run.provider}:${run.name} (attempt ${run.attempts}) went away before it answered, and the tool is not idempotent, so it was not run again: ` +
+      `it may or may not have run. Check its effect before running it again; an idempotency_key makes such runs safe to retry. (${lost.message})`,
+    { cause: lost, retryable: false },
+  );
 }
 
 function cancelError(reason: string): ToolHubError {
