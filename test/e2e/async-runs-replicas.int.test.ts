@@ -11,7 +11,7 @@
 import { RunState, RunStatus } from '@toolhub/contracts';
 import { mongoUrl, natsUrl, spawnProcess, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
 import { MongoClient } from 'mongodb';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
 import { connectClient, type TestClient } from '../../libs/dispatcher-core/test/support/grpc-client';
@@ -44,7 +44,7 @@ describe('an adapter replica killed mid-run (real NATS and MongoDB, two replicas
 
   beforeAll(async () => {
     const [d] = await Promise.all([
-      startDispatcherProcess(await natsUrl(), { MONGO_URL: await mongoUrl(), TOOLHUB_MONGO_DB: DB, TOOLHUB_CONSOLE_PORT: '0' }),
+      startDispatcherProcess(await natsUrl(), { MONGO_URL: await mongoUrl(), TOOLHUB_MONGO_DB: DB, TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_RUN_ACK_WAIT: '2s', TOOLHUB_RUN_REQUEUE_AFTER: '2s' }),
       startReplica(600),
     ]);
     dispatcher = d.proc;
@@ -96,5 +96,51 @@ describe('an adapter replica killed mid-run (real NATS and MongoDB, two replicas
     expect(b.output()).toContain(`start kill-idem on pid ${b.pid}`);
     expect(b.output()).not.toContain('start kill-plain');
     expect(a!.output()).toContain(`start kill-plain on pid ${a!.pid}`);
+  });
+
+  it('a run whose record was written but never queued (a dispatcher crash between the two) is queued again and runs', async () => {
+    // Only replicas that finish calls (A, which holds them, is gone once the first test ran).
+    const [a] = replicas;
+    if (a!.child.exitCode === null && a!.child.signalCode === null) await a!.kill('SIGKILL');
+    if (replicas.filter((r) => r !== a).length === 0) await startReplica(2);
+    // A is dead (its NATS subscription gone), so calls reach the live replica whatever the dispatcher's list still shows.
+    await waitFor(async () => (await replicasSeen()) >= 1, { timeoutMs: 30_000, message: 'the dispatcher to know a replica' });
+    // A real run gives the record's shape and this caller's principal; the copy gets a new id and
+    // is written straight to the store, with no queue message: what a crash after the write leaves.
+    const template = (await client.startRun(call('long_idempotent', 'template'))).run!;
+    await waitFor(async () => (await getRun(template.runId)).state === RunState.RUN_STATE_SUCCEEDED, { timeoutMs: 60_000, message: 'the template run to succeed' });
+    const mongo = new MongoClient(await mongoUrl(), { serverSelectionTimeoutMS: 10_000 });
+    await mongo.connect();
+    try {
+      const runs = mongo.db(DB).collection<Record<string, unknown> & { _id: string }>('runs');
+      const stored = (await runs.findOne({ _id: template.runId }))!;
+      const id = `run_${Date.now().toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`;
+      await runs.insertOne({
+        ...stored,
+        _id: id,
+        argumentsJson: JSON.stringify({ label: 'crash-gap' }),
+        state: 'queued',
+        attempts: 0,
+        rev: 0,
+        queuedUnixMs: Date.now(),
+        startedUnixMs: 0,
+        finishedUnixMs: 0,
+        expiresUnixMs: 0,
+        owner: '',
+        result: '',
+        error: '',
+        progress: null,
+        logs: [],
+      });
+      expect((await getRun(id)).state).toBe(RunState.RUN_STATE_QUEUED);
+      await waitFor(async () => (await getRun(id)).state === RunState.RUN_STATE_SUCCEEDED, { timeoutMs: 60_000, message: 'the run left queued to be queued again and succeed' }).catch((err: Error) => {
+        throw new Error(`${err.message}; the dispatcher said:\n${dispatcher.output().slice(-4000)}`);
+      });
+      expect((await getRun(id)).result!.structured).toMatchObject({ label: 'crash-gap' });
+      expect(dispatcher.output()).toMatch(/queued async runs again that stayed queued too long/);
+      expect((await runs.findOne({ _id: id }))!['requeuedUnixMs']).toBeGreaterThan(0);
+    } finally {
+      await mongo.close();
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface RunExecutorDeps {
   /** This dispatcher's instance id (the `owner` of the runs it works). */
   instanceId: string;
   retentionMs: number;
+  /** The attempt window of the server (TOOLHUB_RUN_MAX_ATTEMPT): the pipeline's cap on timeout_ms for runs. */
+  maxAttemptMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
   /** Told of each attempt's end: queue wait of a first attempt, run time, whether it was a retry. */
@@ -104,8 +106,14 @@ export class RunExecutor {
     if (run.state === 'queued') return this.attempt(run);
     if (run.state !== 'running') return; // ended: a duplicate delivery
     // Cut short, or a duplicate of a delivery still being worked.
-    if (this.active.has(id)) throw new Error(`run ${id} is still running here`);
+    if (this.active.has(id)) {
+      if (!redelivered) return; // a second queue message (see run-requeue.ts): the run is in hand
+      throw new Error(`run ${id} is still running here`);
+    }
     if (run.owner && run.owner !== this.deps.instanceId && (await this.ownerAlive(run.owner, id))) {
+      // A first delivery of a message finding the run already taken by a live worker is a second
+      // message of the run (a requeue, see run-requeue.ts), not the worker's own: dropped.
+      if (!redelivered) return;
       this.deps.log.info({ runId: id, owner: run.owner }, 'async run delivered again while its worker still runs it; handed back');
       throw new Error(`run ${id} is still running on ${run.owner}`);
     }
@@ -212,7 +220,8 @@ export class RunExecutor {
     const started = Date.now();
     let state: RunRecord['state'];
     try {
-      const res = await this.deps.pipeline.runTool(req, call);
+      // A run accepted under a larger window (another replica's setting) keeps what it was given.
+      const res = await this.deps.pipeline.runTool(req, call, { maxTimeoutMs: Math.max(this.deps.maxAttemptMs, run.timeoutMs) });
       state = res.status === RunStatus.RUN_STATUS_TOOL_ERROR ? 'failed' : 'succeeded';
       await this.finish(current, state, res, res.error ? ToolHubError.fromErrorInfo(res.error) : undefined);
     } catch (err) {
