@@ -283,7 +283,16 @@ export class AsyncRuns {
     // what arrives before the first update is held and sent after it.
     const held: WatchRunResponse[] = [];
     let deliver: ((u: WatchRunResponse) => void) | undefined;
-    const stop = RUN_ID_PATTERN.test(req.runId) ? this.updates.watch(req.runId, (u) => (deliver ? deliver(u) : held.push(u))) : () => undefined;
+    // The record is written at most once a second, so it lags behind the pushed updates: a re-read
+    // is sent only when no push came since the last one (or the run ended), or progress would go back.
+    let pushed = false;
+    const stop = RUN_ID_PATTERN.test(req.runId)
+      ? this.updates.watch(req.runId, (u) => {
+          pushed = true;
+          if (deliver) deliver(u);
+          else held.push(u);
+        })
+      : () => undefined;
     let run: RunRecord;
     try {
       run = await this.owned(req.runId, call);
@@ -315,10 +324,13 @@ export class AsyncRuns {
       };
       // A missed push (core NATS is at-most-once, or the result was too large to push): the store says.
       const poll = setInterval(() => {
+        const pushedBefore = pushed;
+        pushed = false;
         this.deps.store.get(run.id).then(
           (fresh) => {
             if (done || !fresh || fresh.rev === lastRev) return;
             lastRev = fresh.rev;
+            if (pushedBefore && !terminal(fresh)) return;
             deliver?.({ run: toRunInfo(fresh), newLogLines: [], final: terminal(fresh) });
           },
           () => undefined,

@@ -189,15 +189,27 @@ export class RunExecutor {
       this.publish(current, lines, false);
       // At most one write per PROGRESS_WRITE_MS, and the last update is always written (a trailing
       // write), so GetRun on any replica sees where the run stands once the updates pause.
+      if (ended) return;
       const wait = PROGRESS_WRITE_MS - (Date.now() - lastWrite);
       if (wait <= 0) save();
       else trailing ??= setTimeout(save, wait);
     };
     let trailing: NodeJS.Timeout | undefined;
+    // Progress writes go one after another and end before the run's last write: this worker never
+    // writes one record twice at once. The revision check alone is not enough on FerretDB 1.24,
+    // whose replaceOne({_id, rev}) lets two concurrent writers both match (a progress write could
+    // put a finished run back to RUNNING).
+    let saving: Promise<void> = Promise.resolve();
+    let ended = false;
     const save = (): void => {
       trailing = undefined;
       lastWrite = Date.now();
-      void this.saveProgress(current).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
+      saving = saving.then(() => this.saveProgress(current)).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
+    };
+    const settleProgress = async (): Promise<void> => {
+      ended = true;
+      clearTimeout(trailing);
+      await saving;
     };
     const call: CallContext = {
       deadline: Infinity,
@@ -223,6 +235,7 @@ export class RunExecutor {
       // A run accepted under a larger window (another replica's setting) keeps what it was given.
       const res = await this.deps.pipeline.runTool(req, call, { maxTimeoutMs: Math.max(this.deps.maxAttemptMs, run.timeoutMs) });
       state = res.status === RunStatus.RUN_STATUS_TOOL_ERROR ? 'failed' : 'succeeded';
+      await settleProgress();
       await this.finish(current, state, res, res.error ? ToolHubError.fromErrorInfo(res.error) : undefined);
     } catch (err) {
       if (this.stopping && !active.cancelled) throw err; // handed back (see shutdown)
@@ -231,9 +244,11 @@ export class RunExecutor {
       // is not run again (an idempotent one was already retried on another replica by the pipeline).
       const unknown = !cancelled && !run.retrySafe && isOutcomeUnknown(err);
       state = cancelled ? 'cancelled' : unknown ? 'unknown' : 'failed';
+      await settleProgress();
       const error = cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : unknown ? replicaLostError(run, toToolHubError(err)) : toToolHubError(err);
       await this.finish(current, state, undefined, error);
     } finally {
+      ended = true;
       clearTimeout(trailing);
       this.active.delete(run.id);
     }
