@@ -36,6 +36,8 @@ const as = (key: string) => {
 
 /** What the adapter saw, per label: start, end, aborted (in order). */
 const seen: string[] = [];
+/** Labels whose calls end at their next step, whatever `ms` they were given. */
+const released = new Set<string>();
 const sleeper = (name: string, idempotent: boolean): ToolDefinition<never> => ({
   name,
   path: 'test',
@@ -47,7 +49,7 @@ const sleeper = (name: string, idempotent: boolean): ToolDefinition<never> => ({
     const ms = a.ms ?? RUN_MS;
     const steps = Math.ceil(ms / 1000);
     try {
-      for (let i = 0; i < steps; i++) {
+      for (let i = 0; i < steps && !released.has(a.label); i++) {
         ctx.progress?.({ progress: i, total: steps, message: `${a.label}: second ${i + 1} of ${steps}` });
         ctx.log?.(`${a.label} step ${i + 1}`);
         await sleep(Math.min(1000, ms - i * 1000), undefined, { signal: ctx.signal });
@@ -188,20 +190,25 @@ describe('async runs through real NATS and MongoDB, two dispatcher replicas', ()
     const [a, b] = dispatchers;
     b!.client.close();
     await b!.proc.kill('SIGTERM');
-    const idem = (await a!.client.startRun(call('sleep_idempotent', 'kill-idem'), { metadata: as(ALICE) })).run!;
-    const plain = (await a!.client.startRun(call('sleep', 'kill-plain'), { metadata: as(ALICE) })).run!;
+    // Both hold until released, so they are still running when the replica dies, however slow the new one starts.
+    const idem = (await a!.client.startRun(call('sleep_idempotent', 'kill-idem', 600_000), { metadata: as(ALICE) })).run!;
+    const plain = (await a!.client.startRun(call('sleep', 'kill-plain', 600_000), { metadata: as(ALICE) })).run!;
     await waitFor(() => seen.includes('start:kill-idem') && seen.includes('start:kill-plain'), { timeoutMs: 30_000, message: 'both tools to start' });
     const owners = await runs().find({ _id: { $in: [idem.runId, plain.runId] } }).toArray();
     expect(owners.map((o) => o.owner)).toEqual([a!.instance, a!.instance]);
     const c = await startOne();
     await waitFor(() => c.client.getToolInfo({ provider: PROVIDER, name: 'sleep' }, { metadata: as(ALICE) }).then(() => true, () => false), { timeoutMs: 30_000, message: 'the new dispatcher to see the test provider' });
     await a!.proc.kill('SIGKILL');
-    await waitFor(async () => (await stateOf(c.client, plain.runId)) === RunState.RUN_STATE_UNKNOWN, { timeoutMs: 60_000, message: 'the non-idempotent run to be reported unknown' }).catch((err: Error) => {
-      throw new Error(`${err.message}; the new dispatcher said:\n${c.proc.output().slice(-6000)}`);
+    await waitFor(async () => (await stateOf(c.client, plain.runId)) === RunState.RUN_STATE_UNKNOWN, { timeoutMs: 60_000, message: 'the non-idempotent run to be reported unknown' }).catch(async (err: Error) => {
+      const records = await runs().find({ _id: { $in: [idem.runId, plain.runId] } }).toArray();
+      throw new Error(`${err.message}; the records: ${JSON.stringify(records.map((r) => ({ ...r, argumentsJson: undefined, logs: undefined })))}; the new dispatcher said:\n${c.proc.output().slice(-6000)}`);
     });
     const unknown = (await c.client.getRun({ runId: plain.runId }, { metadata: as(ALICE) })).run!;
     expect(unknown.error!.message).toContain('may or may not have run');
     expect(unknown.attempts).toBe(1);
+    released.add('kill-plain'); // its first (and only) call, which the dead dispatcher no longer waits for
+    await waitFor(() => seen.filter((e) => e === 'start:kill-idem').length === 2, { timeoutMs: 60_000, message: 'the idempotent run to start again on the new dispatcher' });
+    released.add('kill-idem');
     await waitFor(async () => (await stateOf(c.client, idem.runId)) === RunState.RUN_STATE_SUCCEEDED, { timeoutMs: 60_000, message: 'the idempotent run to complete' });
     const done = (await c.client.getRun({ runId: idem.runId }, { metadata: as(ALICE) })).run!;
     expect(done.result!.content[0]!.text).toBe('slept kill-idem');
