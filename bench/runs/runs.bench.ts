@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const startDispatcher = async () => {
     const d = await spawnProcess(process.execPath, ['dist/apps/dispatcher/main.js'], {
       cwd: ROOT,
-      env: { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: DB, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_RUN_CONCURRENCY: '16', TOOLHUB_RUN_ACK_WAIT: '2s', LOG_LEVEL: 'info' },
+      env: { NATS_URL: nats, MONGO_URL: mongo, TOOLHUB_MONGO_DB: DB, TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_RUN_CONCURRENCY: '16', TOOLHUB_RUN_ACK_WAIT: '2s', TOOLHUB_RUN_MAX_QUEUED_PER_PRINCIPAL: String(RUNS * 2), TOOLHUB_RUN_MAX_QUEUED: String(RUNS * 2), LOG_LEVEL: 'info' },
       readyPattern: /dispatcher listening/,
       timeoutMs: 60_000,
     });

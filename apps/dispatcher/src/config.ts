@@ -82,6 +82,11 @@ export const dispatcherConfig = defineConfig({
     schema: zDuration({ min: '1s', max: '10m' }).default(10_000),
     description: 'An async run whose dispatcher stopped renewing it (died) for this long is taken by another replica ("10s"): retried if idempotent, else reported unknown',
   },
+  runRequeueAfterMs: {
+    env: 'TOOLHUB_RUN_REQUEUE_AFTER',
+    schema: zDuration({ min: '1s', max: '1d' }).default(60_000),
+    description: 'An async run still queued this long is put on the queue again ("1m"): closes the gap of a dispatcher that died between storing a run and queueing it',
+  },
   ...asyncRunConfigFields(),
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),

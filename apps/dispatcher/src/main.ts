@@ -4,7 +4,7 @@ import { type Cache, MemoryCache, TieredCache } from '@toolhub/cache';
 import { RedisCache } from '@toolhub/cache/redis';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { assertSafeBind, connectionLimitsFromConfig } from '@toolhub/grpc-edge';
-import { argumentOptionsFromConfig, type Dispatcher, startDispatcher } from '@toolhub/dispatcher-core';
+import { argumentOptionsFromConfig, asyncRunOptionsFromConfig, type Dispatcher, startDispatcher } from '@toolhub/dispatcher-core';
 import { connectMongoRunStore } from '@toolhub/run-store/mongo';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { connectNatsForStartup, dispatcherReadiness, drainStep, registerDispatcherMetrics, StartupProgress, startOps } from '@toolhub/ops';
@@ -119,7 +119,7 @@ function startAsyncRuns(dispatcher: Dispatcher, config: ReturnType<typeof dispat
       try {
         const store = await connectMongoRunStore({ url, dbName: config.mongoDb });
         if (stopped) return void (await store.close());
-        const runs = await dispatcher.startAsyncRuns({ store, queue: 'jetstream', queueName, concurrency: config.runConcurrency, retentionMs: config.runRetentionMs, ackWaitMs: config.runAckWaitMs });
+        const runs = await dispatcher.startAsyncRuns({ store, queue: 'jetstream', queueName, ...asyncRunOptionsFromConfig(config), ackWaitMs: config.runAckWaitMs, requeueAfterMs: config.runRequeueAfterMs });
         log.info({ instance: runs.instanceId, queue: queueName, concurrency: config.runConcurrency }, 'async runs on: records in MongoDB, queue on JetStream (TOOLHUB_RUNS)');
         return;
       } catch (err) {

@@ -7,7 +7,7 @@ import { InProcessBus } from '@toolhub/bus';
 import { type CloudAdapter, createCloudAdapter, defaultConfigPath as defaultCloudConfigPath, loadCloudConfig } from '@toolhub/cloud-adapter';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
-import { argumentOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
+import { argumentOptionsFromConfig, asyncRunOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
 import { assertSafeBind } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const running = await startDispatcher(bus, {
     dispatcher: argumentOptionsFromConfig(config),
     grpc: { host: config.grpcHost, port: config.grpcPort, ...edge },
-    deps: { logger: log, grants: security.grants, asyncRuns: { store: runStore, queue: 'local', concurrency: config.runConcurrency, retentionMs: config.runRetentionMs } },
+    deps: { logger: log, grants: security.grants, asyncRuns: { store: runStore, queue: 'local', ...asyncRunOptionsFromConfig(config) } },
   });
   const address = running.grpc.address;
   const door = await startMcpDoor(running.dispatcher, config, log);

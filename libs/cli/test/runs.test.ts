@@ -50,6 +50,16 @@ describe('toolhub run --async and toolhub runs', () => {
     expect(got.stderr).toContain('cli test');
   });
 
+  it('refuses --progress with --async (exit 2) and says to follow the run with runs watch; nothing is started', async () => {
+    const before = (await cli(['runs', 'ls', '--json'])).json<{ runs: unknown[] }>().runs.length;
+    const got = await cli(['run', 'test', 'greet', '--arg', 'who=both', '--async', '--progress']);
+    expect(got.code).toBe(EXIT_CODES.usage);
+    expect(got.stderr).toContain('--progress and --async do not combine');
+    expect(got.stderr).toContain('toolhub runs watch <run-id>');
+    expect(got.stdout).toBe('');
+    expect((await cli(['runs', 'ls', '--json'])).json<{ runs: unknown[] }>().runs).toHaveLength(before);
+  });
+
   it('an unknown run id is not found (exit 3) with a message that says what to do', async () => {
     const got = await cli(['runs', 'get', 'run_nope']);
     expect(got.code).toBe(EXIT_CODES.notFound);

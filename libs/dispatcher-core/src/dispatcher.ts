@@ -42,6 +42,7 @@ import { RunPipeline } from './run-pipeline';
 import { ArgumentWorkerPool } from './argument-workers';
 import { type ArgumentsValidator, defaultValidator } from './validator';
 import { AsyncRuns } from './runs/async-runs';
+import { QueueLimits } from './runs/queue-limits';
 import { RunStats } from './runs/run-stats';
 import { JetStreamRunQueue, LocalRunQueue } from './runs/run-queue';
 import type { RunStore } from '@toolhub/run-store';
@@ -82,6 +83,14 @@ export interface AsyncRunsConfig {
    * @default 'default'
    */
   queueName?: string;
+  /** Longest `timeout_ms` one attempt of a run may ask for; StartRun refuses more. @default 3600000 (1 h) */
+  maxAttemptMs?: number;
+  /** Queued runs one principal may have; StartRun past it is refused (RESOURCE_EXHAUSTED). @default 1000 */
+  maxQueuedPerPrincipal?: number;
+  /** Queued runs in all. @default 10000 */
+  maxQueued?: number;
+  /** JetStream: a run still queued this long is queued again (its message may be lost). @default 60000 */
+  requeueAfterMs?: number;
 }
 
 const silent: SdkLogger = { info() {}, warn() {}, error() {} };
@@ -216,10 +225,11 @@ export class Dispatcher {
     if (this.asyncRuns) return this.asyncRuns;
     const resolved = this.options;
     const concurrency = runs.concurrency ?? 8;
+    const maxAttemptMs = runs.maxAttemptMs ?? 3_600_000;
     const queue =
       runs.queue === 'local'
         ? new LocalRunQueue(runs.store, concurrency)
-        : new JetStreamRunQueue(this.bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: resolved.maxRunTimeoutMs + 60_000, queue: runs.queueName ?? 'default' });
+        : new JetStreamRunQueue(this.bus, { concurrency, ackWaitMs: runs.ackWaitMs ?? 10_000, maxWorkMs: maxAttemptMs + 60_000, queue: runs.queueName ?? 'default' });
     this.asyncRuns = await AsyncRuns.start(
       {
         store: runs.store,
@@ -229,12 +239,14 @@ export class Dispatcher {
         catalog: this.catalog,
         log: this.log,
         maxArgumentDepth: resolved.maxArgumentDepth,
+        maxAttemptMs,
+        queueLimits: new QueueLimits(runs.store, { perPrincipal: runs.maxQueuedPerPrincipal, total: runs.maxQueued }),
         retryBaseMs: resolved.retryBaseMs,
         retryMaxMs: resolved.retryMaxMs,
         onAttempt: (s) => this.runStats.observe(s),
       },
       // Replicas: runs of a dispatcher that died are also looked for every ack wait (see sweepOrphans).
-      { retentionMs: runs.retentionMs, orphanSweepMs: runs.queue === 'jetstream' ? (runs.ackWaitMs ?? 10_000) : 0 },
+      { retentionMs: runs.retentionMs, orphanSweepMs: runs.queue === 'jetstream' ? (runs.ackWaitMs ?? 10_000) : 0, requeueAfterMs: runs.requeueAfterMs },
     );
     return this.asyncRuns;
   }

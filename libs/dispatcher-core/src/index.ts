@@ -6,7 +6,7 @@ export { type ArgumentsValidator, type AsyncRunsConfig, Dispatcher, type Dispatc
 export { AsyncRuns, type AsyncRunsOptions } from './runs/async-runs';
 export { RunStats, type RunAttemptSample } from './runs/run-stats';
 export { runWorkersDurable } from './runs/run-queue';
-export { asyncRunConfigFields } from './runs/run-config';
+export { asyncRunConfigFields, asyncRunOptionsFromConfig } from './runs/run-config';
 export { CatalogService, type CatalogDeps } from './catalog';
 export { RunPipeline, type RunPipelineDeps } from './run-pipeline';
 export { type BatchPlan, type BatchReference, MAX_BATCH_CALLS, planBatch, type PlannedCall } from './batch-plan';

@@ -12,6 +12,8 @@ import type { Bus, Subscription } from '@toolhub/bus';
 import { ackSubject, HEADER_ACK_SUBJECT, ToolHubError } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
+import { markOutcomeUnknown } from './outcome-unknown';
+
 interface Tracked {
   provider: string;
   instanceId?: string;
@@ -190,5 +192,5 @@ export class InflightTracker {
 
 /** The error of a call whose replica was lost: whether the tool ran is unknown, so it is not retried. */
 function lostCall(what: string): ToolHubError {
-  return new ToolHubError('unavailable', `${what} The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.`, { retryable: false });
+  return markOutcomeUnknown(new ToolHubError('unavailable', `${what} The tool may or may not have run; retry only if repeating it is safe, or pass an idempotency_key.`, { retryable: false }));
 }

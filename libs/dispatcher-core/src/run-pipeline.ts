@@ -72,14 +72,19 @@ const tracer = trace.getTracer('@toolhub/dispatcher-core');
 export class RunPipeline {
   constructor(private readonly deps: RunPipelineDeps) {}
 
-  async runTool(req: RunToolRequest, call: CallContext): Promise<RunToolResponse> {
+  /**
+   * Runs one call. `limits.maxTimeoutMs` replaces the dispatcher's cap on `timeout_ms`
+   * (maxRunTimeoutMs) — async runs have their own attempt window (TOOLHUB_RUN_MAX_ATTEMPT).
+   */
+  async runTool(req: RunToolRequest, call: CallContext, limits: { maxTimeoutMs?: number } = {}): Promise<RunToolResponse> {
     const { options } = this.deps;
+    const maxTimeoutMs = limits.maxTimeoutMs ?? options.maxRunTimeoutMs;
     assertProviderName(req.provider);
     assertToolName(req.name);
     // Timeouts count from the call's arrival at the edge, so time spent queued is part of them.
     const started = call.arrivedUnixMs ?? Date.now();
     const id = toolId(req.provider, req.name);
-    const wanted = Math.min(req.timeoutMs || options.defaultRunTimeoutMs, options.maxRunTimeoutMs);
+    const wanted = Math.min(req.timeoutMs || options.defaultRunTimeoutMs, maxTimeoutMs);
     const deadline = Math.min(started + wanted, call.deadline);
     const principal = principalOf(call);
     const caller = callerLabel(principal, req.caller);
@@ -117,7 +122,7 @@ export class RunPipeline {
         }
         // Without a timeout from the caller, the tool's own default applies (a cloud document's
         // `timeout`, an MCP server's), within the dispatcher's maximum and the caller's deadline.
-        const runDeadline = req.timeoutMs || !info.defaultTimeoutMs ? deadline : Math.min(started + Math.min(info.defaultTimeoutMs, options.maxRunTimeoutMs), call.deadline);
+        const runDeadline = req.timeoutMs || !info.defaultTimeoutMs ? deadline : Math.min(started + Math.min(info.defaultTimeoutMs, maxTimeoutMs), call.deadline);
         const result = await this.runChain(primary, args, req, call, runDeadline, (attempts, fallback) => (outcome = { ...outcome, attempts, fallback }));
         const toolError = result.status === RunStatus.RUN_STATUS_TOOL_ERROR;
         outcome = { ...outcome, status: toolError ? 'tool_error' : 'ok', code: toolError ? ErrorCode.ERROR_CODE_FAILED : ErrorCode.ERROR_CODE_UNSPECIFIED };

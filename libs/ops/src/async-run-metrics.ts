@@ -38,6 +38,27 @@ export function registerAsyncRunMetrics(registry: Registry, dispatcher: Dispatch
       this.inc(dispatcher.asyncRuns?.counts.started ?? 0);
     },
   });
+  new Counter({
+    name: 'toolhub_async_runs_refused_total',
+    help: 'StartRun refused with RESOURCE_EXHAUSTED because queued runs were at a limit: limit="principal" (TOOLHUB_RUN_MAX_QUEUED_PER_PRINCIPAL) or "total" (TOOLHUB_RUN_MAX_QUEUED)',
+    labelNames: ['limit'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const refused = dispatcher.asyncRuns?.refusedQueueFull ?? { principal: 0, total: 0 };
+      this.labels('principal').inc(refused.principal);
+      this.labels('total').inc(refused.total);
+    },
+  });
+  new Counter({
+    name: 'toolhub_async_runs_requeued_total',
+    help: 'Async runs queued again because they stayed queued longer than TOOLHUB_RUN_REQUEUE_AFTER (their queue message may have been lost)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(dispatcher.asyncRuns?.counts.requeued ?? 0);
+    },
+  });
   new Gauge({
     name: 'toolhub_async_runs_active',
     help: 'Async runs this dispatcher is working on now',

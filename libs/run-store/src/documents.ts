@@ -17,6 +17,8 @@ export interface RunCollection {
   /** True when one document matched `filter` and was replaced. */
   replace(filter: Record<string, unknown>, doc: RunDoc): Promise<boolean>;
   deleteMany(filter: Record<string, unknown>): Promise<number>;
+  /** Documents matching `filter`, counted up to `limit`. */
+  count(filter: Record<string, unknown>, limit: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,12 @@ export class DocumentRunStore implements RunStore {
 
   async listInStates(states: readonly RunRecordState[], limit: number): Promise<RunRecord[]> {
     return (await this.runs.find({ state: { $in: [...states] } }, { _id: 1 }, limit)).map(fromDoc);
+  }
+
+  countInStates(states: readonly RunRecordState[], query: { principalId?: string; limit: number }): Promise<number> {
+    const filter: Record<string, unknown> = { state: { $in: [...states] } };
+    if (query.principalId !== undefined) filter['principalId'] = query.principalId;
+    return this.runs.count(filter, query.limit);
   }
 
   deleteExpired(nowUnixMs: number): Promise<number> {

@@ -42,6 +42,8 @@ export async function openEmbeddedRunStore(options: EmbeddedRunStoreOptions): Pr
     },
     replace: async (filter, doc) => (await ds.updateAsync(filter, doc, {})).numAffected === 1,
     deleteMany: (filter) => ds.removeAsync(filter, { multi: true }),
+    // In memory: counting all is as cheap as counting some.
+    count: async (filter, limit) => Math.min(await ds.countAsync(filter), limit),
     close: async () => {
       ds.stopAutocompaction();
       await ds.compactDatafileAsync();

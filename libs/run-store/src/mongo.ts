@@ -59,6 +59,7 @@ export async function connectMongoRunStore(options: MongoRunStoreOptions): Promi
       },
       replace: async (filter, doc) => (await runs.replaceOne(f(filter), doc)).matchedCount === 1,
       deleteMany: async (filter) => (await runs.deleteMany(f(filter))).deletedCount,
+      count: (filter, limit) => runs.countDocuments(f(filter), { limit }),
       close: () => client.close(),
     });
   } catch (err) {

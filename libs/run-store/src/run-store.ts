@@ -43,6 +43,12 @@ export interface RunRecord {
   /** Compare-and-set revision: every write increments it. */
   rev: number;
   queuedUnixMs: number;
+  /**
+   * When the run was last put on the queue again because it stayed `queued` too long (its queue
+   * message may have been lost: a crash between writing the record and queueing it). Absent or 0:
+   * never (records from before 2026-11-29 have no such field).
+   */
+  requeuedUnixMs?: number;
   startedUnixMs: number;
   finishedUnixMs: number;
   /** When the record may be deleted (0 until the run ends). */
@@ -84,6 +90,11 @@ export interface RunStore {
   findByIdempotencyKey(principalId: string, key: string): Promise<RunRecord | undefined>;
   /** Runs in one of `states`, oldest first. */
   listInStates(states: readonly RunRecordState[], limit: number): Promise<RunRecord[]>;
+  /**
+   * How many runs are in one of `states` (only `principalId`'s when given), counting at most
+   * `limit` (a count stops there, so its cost is bounded by the limit it is checked against).
+   */
+  countInStates(states: readonly RunRecordState[], query: { principalId?: string; limit: number }): Promise<number>;
   /** Deletes ended runs whose retention passed; returns how many. */
   deleteExpired(nowUnixMs: number): Promise<number>;
   /** Releases files or connections; idempotent. */

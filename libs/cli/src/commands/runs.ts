@@ -6,6 +6,7 @@
 import { RUN_STATE_NAMES, type RunInfo, RunState, runStateName, RunStatus } from '@toolhub/contracts';
 
 import type { CommandContext } from '../context';
+import { CliUsageError } from '../errors';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
 import { jsonDocument } from '../format';
 import { parseToolArguments, parseToolRef } from '../parse';
@@ -55,6 +56,13 @@ function printRun(ctx: CommandContext, r: RunInfo): void {
 
 /** `toolhub run --async`: starts the run and prints its id (stdout), or the run as JSON. */
 export async function startRunCommand(ctx: CommandContext, first: string, second: string | undefined, options: RunOptions): Promise<ExitCode> {
+  if (options.progress) {
+    // An async run outlives this command, so there is no progress to print here: refused, not ignored.
+    throw new CliUsageError(
+      '--progress and --async do not combine: --async returns at once with the run id, before any progress.',
+      `toolhub run ${[first, second].filter(Boolean).join(' ')} --async, then toolhub runs watch <run-id> to follow its progress and log lines (or drop --async to run it here with --progress).`,
+    );
+  }
   const ref = parseToolRef(first, second, 'run');
   const args = await parseToolArguments(options.args, options.arg ?? [], ctx.io.readStdin);
   const { run } = await (await ctx.session.agent()).startRun({

@@ -32,9 +32,11 @@ import { checkArgumentDepth } from '../arguments';
 import type { CatalogService } from '../catalog';
 import type { RunPipeline } from '../run-pipeline';
 import { isRetrySafe } from '../retry';
+import type { QueueLimits } from './queue-limits';
 import { RunExecutor } from './run-executor';
 import { newRunId, pageTokenId, pageTokenOf, RUN_ID_PATTERN, recordStateOf, toRunInfo } from './run-info';
 import type { RunQueue } from './run-queue';
+import { requeueStale } from './run-requeue';
 import { RunUpdates } from './run-updates';
 
 /** Settings of async runs. */
@@ -50,6 +52,11 @@ export interface AsyncRunsOptions {
    * (retried or reported unknown); 0 = never (one process: the restart does it). @default 0
    */
   orphanSweepMs?: number;
+  /**
+   * With the orphan sweep: a run still `queued` this long after it was queued is queued again (its
+   * queue message may be lost: a crash between the record and the queue; see run-requeue.ts). @default 60000
+   */
+  requeueAfterMs?: number;
 }
 
 export interface AsyncRunsDeps {
@@ -60,6 +67,10 @@ export interface AsyncRunsDeps {
   catalog: Pick<CatalogService, 'resolveVisible'>;
   log: SdkLogger;
   maxArgumentDepth: number;
+  /** Longest `timeout_ms` one attempt may ask for; StartRun refuses more. */
+  maxAttemptMs: number;
+  /** Bounds on queued runs (per principal, in total). */
+  queueLimits: QueueLimits;
   retryBaseMs: number;
   retryMaxMs: number;
   /** Statistics of each attempt (metrics). */
@@ -77,7 +88,7 @@ export class AsyncRuns {
   private orphans: NodeJS.Timeout | undefined;
   private readonly watchPollMs: number;
   /** Counters for metrics and status. */
-  readonly counts = { started: 0, deduplicated: 0, cancelled: 0 };
+  readonly counts = { started: 0, deduplicated: 0, cancelled: 0, requeued: 0 };
 
   private constructor(
     private readonly deps: AsyncRunsDeps,
@@ -95,6 +106,7 @@ export class AsyncRuns {
       log: deps.log,
       instanceId,
       retentionMs: this.retentionMs,
+      maxAttemptMs: deps.maxAttemptMs,
       retryBaseMs: deps.retryBaseMs,
       retryMaxMs: deps.retryMaxMs,
       onAttempt: deps.onAttempt,
@@ -118,6 +130,7 @@ export class AsyncRuns {
     }, sweep);
     runs.sweeper.unref();
     if (options.orphanSweepMs) {
+      const requeueAfterMs = options.requeueAfterMs ?? 60_000;
       let sweeping = false;
       runs.orphans = setInterval(() => {
         if (sweeping) return;
@@ -127,6 +140,14 @@ export class AsyncRuns {
           .then(
             (n) => n > 0 && deps.log.info({ taken: n }, 'took over async runs whose dispatcher is gone'),
             (err: unknown) => deps.log.warn({ err }, 'could not look for async runs whose dispatcher is gone'),
+          )
+          .then(() => requeueStale(deps.store, deps.queue, requeueAfterMs))
+          .then(
+            (n) => {
+              runs.counts.requeued += n;
+              if (n > 0) deps.log.warn({ requeued: n, afterMs: requeueAfterMs }, 'queued async runs again that stayed queued too long (their queue message may have been lost)');
+            },
+            (err: unknown) => deps.log.warn({ err }, 'could not look for async runs that stayed queued too long'),
           )
           .finally(() => (sweeping = false));
       }, options.orphanSweepMs);
@@ -140,6 +161,11 @@ export class AsyncRuns {
     return this.executor.active.size;
   }
 
+  /** StartRuns refused because the caller's queued runs (`principal`) or all queued runs (`total`) were at their limit. */
+  get refusedQueueFull(): Readonly<Record<'principal' | 'total', number>> {
+    return this.deps.queueLimits.refused;
+  }
+
   get watchers(): number {
     return this.updates.watchers;
   }
@@ -151,6 +177,7 @@ export class AsyncRuns {
     const args = c.arguments ?? {};
     checkArgumentDepth(args, this.deps.maxArgumentDepth);
     assertRunIdentifiers(c);
+    this.checkAttemptWindow(c.timeoutMs);
     const principal = principalOf(call);
     if (c.idempotencyKey) {
       const existing = await this.deps.store.findByIdempotencyKey(principal.id, c.idempotencyKey);
@@ -161,6 +188,8 @@ export class AsyncRuns {
     }
     // Refused now if the caller cannot see the tool (or it does not exist): NOT_FOUND with close matches.
     const tool = (await this.deps.catalog.resolveVisible(c.provider, c.name, call)).tool!;
+    // Refused (RESOURCE_EXHAUSTED) when the caller's or everyone's queue is full: nothing stored.
+    await this.deps.queueLimits.admit(principal.id);
     const now = Date.now();
     const argumentsJson = JSON.stringify(args);
     const run: RunRecord = {
@@ -254,7 +283,16 @@ export class AsyncRuns {
     // what arrives before the first update is held and sent after it.
     const held: WatchRunResponse[] = [];
     let deliver: ((u: WatchRunResponse) => void) | undefined;
-    const stop = RUN_ID_PATTERN.test(req.runId) ? this.updates.watch(req.runId, (u) => (deliver ? deliver(u) : held.push(u))) : () => undefined;
+    // The record is written at most once a second, so it lags behind the pushed updates: a re-read
+    // is sent only when no push came since the last one (or the run ended), or progress would go back.
+    let pushed = false;
+    const stop = RUN_ID_PATTERN.test(req.runId)
+      ? this.updates.watch(req.runId, (u) => {
+          pushed = true;
+          if (deliver) deliver(u);
+          else held.push(u);
+        })
+      : () => undefined;
     let run: RunRecord;
     try {
       run = await this.owned(req.runId, call);
@@ -286,10 +324,13 @@ export class AsyncRuns {
       };
       // A missed push (core NATS is at-most-once, or the result was too large to push): the store says.
       const poll = setInterval(() => {
+        const pushedBefore = pushed;
+        pushed = false;
         this.deps.store.get(run.id).then(
           (fresh) => {
             if (done || !fresh || fresh.rev === lastRev) return;
             lastRev = fresh.rev;
+            if (pushedBefore && !terminal(fresh)) return;
             deliver?.({ run: toRunInfo(fresh), newLogLines: [], final: terminal(fresh) });
           },
           () => undefined,
@@ -299,6 +340,17 @@ export class AsyncRuns {
       if (call.signal?.aborted) end();
       for (const u of held.splice(0)) deliver(u);
     });
+  }
+
+  /** @throws ToolHubError invalid_argument when `timeout_ms` is longer than an attempt may take. */
+  private checkAttemptWindow(timeoutMs: number): void {
+    const max = this.deps.maxAttemptMs;
+    if (timeoutMs <= max) return;
+    throw ToolHubError.invalidArgument(
+      `call.timeout_ms ${timeoutMs} (${human(timeoutMs)}) is longer than one attempt of an async run may take here: at most ${max} (${human(max)}; the server's TOOLHUB_RUN_MAX_ATTEMPT). ` +
+        `Send timeout_ms of at most ${max}, or split the work into shorter runs. Nothing was started.`,
+      [{ field: 'call.timeout_ms', message: `at most ${max} ms`, expected: `0 (the tool's default) to ${max}`, example: String(Math.min(max, 600_000)) }],
+    );
   }
 
   /** The run, if it exists and belongs to the caller; NOT_FOUND otherwise (the same for both). */
@@ -322,4 +374,11 @@ export class AsyncRuns {
     await this.updates.close();
     await this.deps.store.close();
   }
+}
+
+/** `90 s`, `10 min`, `2 h` */
+function human(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 360_000) / 10} h`;
 }

@@ -3,7 +3,9 @@
  * retries, one `tool.called` event per attempt), and records how it ended. A run found `running`
  * was cut short: if its worker still lives (it answers on `runs.owner.<instance>`) the run is
  * handed back; if not, an idempotent run starts again after a backoff and a non-idempotent one
- * ends `unknown` — never run twice behind the caller's back.
+ * ends `unknown` — never run twice behind the caller's back. The same holds when the adapter
+ * replica dies mid-call: the pipeline retries an idempotent call on another replica at once, and a
+ * non-idempotent run ends `unknown` (the lost call's error is marked, see outcome-unknown.ts).
  */
 import type { SdkLogger } from '@toolhub/adapter-sdk';
 import type { AuthMethod, Role } from '@toolhub/auth';
@@ -13,6 +15,7 @@ import type { CallContext } from '@toolhub/grpc-edge';
 import type { RunRecord, RunStore } from '@toolhub/run-store';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { isOutcomeUnknown } from '../outcome-unknown';
 import type { RunPipeline } from '../run-pipeline';
 import { backoffMs } from '../retry';
 import { encodeBytes, toRunInfo } from './run-info';
@@ -35,6 +38,8 @@ export interface RunExecutorDeps {
   /** This dispatcher's instance id (the `owner` of the runs it works). */
   instanceId: string;
   retentionMs: number;
+  /** The attempt window of the server (TOOLHUB_RUN_MAX_ATTEMPT): the pipeline's cap on timeout_ms for runs. */
+  maxAttemptMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
   /** Told of each attempt's end: queue wait of a first attempt, run time, whether it was a retry. */
@@ -101,8 +106,14 @@ export class RunExecutor {
     if (run.state === 'queued') return this.attempt(run);
     if (run.state !== 'running') return; // ended: a duplicate delivery
     // Cut short, or a duplicate of a delivery still being worked.
-    if (this.active.has(id)) throw new Error(`run ${id} is still running here`);
+    if (this.active.has(id)) {
+      if (!redelivered) return; // a second queue message (see run-requeue.ts): the run is in hand
+      throw new Error(`run ${id} is still running here`);
+    }
     if (run.owner && run.owner !== this.deps.instanceId && (await this.ownerAlive(run.owner, id))) {
+      // A first delivery of a message finding the run already taken by a live worker is a second
+      // message of the run (a requeue, see run-requeue.ts), not the worker's own: dropped.
+      if (!redelivered) return;
       this.deps.log.info({ runId: id, owner: run.owner }, 'async run delivered again while its worker still runs it; handed back');
       throw new Error(`run ${id} is still running on ${run.owner}`);
     }
@@ -178,15 +189,27 @@ export class RunExecutor {
       this.publish(current, lines, false);
       // At most one write per PROGRESS_WRITE_MS, and the last update is always written (a trailing
       // write), so GetRun on any replica sees where the run stands once the updates pause.
+      if (ended) return;
       const wait = PROGRESS_WRITE_MS - (Date.now() - lastWrite);
       if (wait <= 0) save();
       else trailing ??= setTimeout(save, wait);
     };
     let trailing: NodeJS.Timeout | undefined;
+    // Progress writes go one after another and end before the run's last write: this worker never
+    // writes one record twice at once. The revision check alone is not enough on FerretDB 1.24,
+    // whose replaceOne({_id, rev}) lets two concurrent writers both match (a progress write could
+    // put a finished run back to RUNNING).
+    let saving: Promise<void> = Promise.resolve();
+    let ended = false;
     const save = (): void => {
       trailing = undefined;
       lastWrite = Date.now();
-      void this.saveProgress(current).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
+      saving = saving.then(() => this.saveProgress(current)).catch((err: unknown) => this.deps.log.warn({ err, runId: run.id }, 'could not store run progress'));
+    };
+    const settleProgress = async (): Promise<void> => {
+      ended = true;
+      clearTimeout(trailing);
+      await saving;
     };
     const call: CallContext = {
       deadline: Infinity,
@@ -209,15 +232,23 @@ export class RunExecutor {
     const started = Date.now();
     let state: RunRecord['state'];
     try {
-      const res = await this.deps.pipeline.runTool(req, call);
+      // A run accepted under a larger window (another replica's setting) keeps what it was given.
+      const res = await this.deps.pipeline.runTool(req, call, { maxTimeoutMs: Math.max(this.deps.maxAttemptMs, run.timeoutMs) });
       state = res.status === RunStatus.RUN_STATUS_TOOL_ERROR ? 'failed' : 'succeeded';
+      await settleProgress();
       await this.finish(current, state, res, res.error ? ToolHubError.fromErrorInfo(res.error) : undefined);
     } catch (err) {
       if (this.stopping && !active.cancelled) throw err; // handed back (see shutdown)
       const cancelled = active.cancelled;
-      state = cancelled ? 'cancelled' : 'failed';
-      await this.finish(current, state, undefined, cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : toToolHubError(err));
+      // The adapter replica holding a non-idempotent call was lost: it may or may not have run, and
+      // is not run again (an idempotent one was already retried on another replica by the pipeline).
+      const unknown = !cancelled && !run.retrySafe && isOutcomeUnknown(err);
+      state = cancelled ? 'cancelled' : unknown ? 'unknown' : 'failed';
+      await settleProgress();
+      const error = cancelled ? cancelError((await this.deps.store.get(run.id))?.cancelReason ?? '') : unknown ? replicaLostError(run, toToolHubError(err)) : toToolHubError(err);
+      await this.finish(current, state, undefined, error);
     } finally {
+      ended = true;
       clearTimeout(trailing);
       this.active.delete(run.id);
     }
@@ -278,6 +309,15 @@ export class RunExecutor {
   private publish(run: RunRecord, newLogLines: string[], final: boolean): void {
     this.deps.updates.publish({ run: toRunInfo(run), newLogLines, final });
   }
+}
+
+function replicaLostError(run: RunRecord, lost: ToolHubError): ToolHubError {
+  return new ToolHubError(
+    'unavailable',
+    `The adapter replica running ${run.provider}:${run.name} (attempt ${run.attempts}) went away before it answered, and the tool is not idempotent, so it was not run again: ` +
+      `it may or may not have run. Check its effect before running it again; an idempotency_key makes such runs safe to retry. (${lost.message})`,
+    { cause: lost, retryable: false },
+  );
 }
 
 function cancelError(reason: string): ToolHubError {

@@ -73,6 +73,17 @@ export function runStoreContract(open: () => Promise<RunStore>): void {
     expect((await store.listInStates(['queued', 'running'], 10)).map((r) => r.id)).toEqual(['run_2', 'run_3']);
   });
 
+  it('counts runs in some states, all or one principal\'s, up to a limit', async () => {
+    for (const [id, principalId, state] of [['run_c1', 'key:alice', 'queued'], ['run_c2', 'key:bob', 'queued'], ['run_c3', 'key:alice', 'queued'], ['run_c4', 'key:alice', 'running'], ['run_c5', 'key:alice', 'succeeded']] as const) {
+      await store.create(run(id, { principalId, state }));
+    }
+    expect(await store.countInStates(['queued'], { limit: 100 })).toBe(3);
+    expect(await store.countInStates(['queued'], { principalId: 'key:alice', limit: 100 })).toBe(2);
+    expect(await store.countInStates(['queued', 'running'], { principalId: 'key:alice', limit: 100 })).toBe(3);
+    expect(await store.countInStates(['queued'], { principalId: 'key:carol', limit: 100 })).toBe(0);
+    expect(await store.countInStates(['queued'], { limit: 2 })).toBe(2);
+  });
+
   it("finds the principal's run by idempotency key, never another principal's", async () => {
     await store.create(run('run_k1', { idempotencyKey: 'k' }));
     await store.create(run('run_k2', { idempotencyKey: 'k', principalId: 'key:bob' }));
