@@ -37,6 +37,8 @@ const AGENT_KEY = 'attacks-bench-agent-key-0123456789';
 const APP = process.env['ATTACKS_APP'] ?? 'dist/apps/toolhub/main.js';
 /** Comma-separated subset of large,partial,idle. */
 const ONLY = new Set((process.env['ATTACKS_ONLY'] ?? 'large,partial,idle').split(','));
+/** Extra node flags for the app, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see what an attack costs it. */
+const NODE_ARGS = (process.env['ATTACKS_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(keys, JSON.stringify({ keys: [{ name: 'bench-agent', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }] }));
   const port = await freePort();
-  const app: SpawnedProcess = await spawnProcess(process.execPath, [APP], {
+  const app: SpawnedProcess = await spawnProcess(process.execPath, [...NODE_ARGS, APP], {
     cwd: ROOT,
     env: {
       TOOLHUB_GRPC_PORT: String(port),

@@ -259,6 +259,7 @@ export {
   measureRequestArguments,
   measureStructWire,
 } from './argument-limits';
+export { ArgumentWireCounter, type ArgumentsPath } from './argument-wire-counter';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';

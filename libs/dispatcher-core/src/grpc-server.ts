@@ -3,7 +3,16 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server } from '@grpc/grpc-js';
-import { argumentLimitError, contractDescriptorSet, measureRequestArguments, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
+import {
+  argumentLimitError,
+  type ArgumentSize,
+  type ArgumentsPath,
+  ArgumentWireCounter,
+  contractDescriptorSet,
+  measureRequestArguments,
+  type SearchToolsRequest,
+  ToolHubService,
+} from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
 import {
   addReflection,
@@ -18,6 +27,7 @@ import {
   DescriptorIndex,
   type EdgeAuth,
   guardConnections,
+  type RequestInspector,
   guardedServiceDefinition,
   serverStream,
   type ServerTlsOptions,
@@ -76,9 +86,18 @@ export interface RunningGrpcServer {
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
 /** Paths of the runs the admission gate sheds (RunTool and its streaming variant). */
 const SHED_PATHS = new Set([`/${SERVICE_NAME}/RunTool`, `/${SERVICE_NAME}/RunToolStream`]);
-/** Where the arguments sit in the requests (proto field numbers): RunToolRequest.arguments = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4. */
-const RUN_TOOL_ARGUMENTS = { argumentsField: 3 };
-const RUN_TOOLS_ARGUMENTS = { repeatedField: 1, argumentsField: 4 };
+/**
+ * Where the arguments sit in the requests (proto field numbers), by method: RunToolRequest.arguments
+ * = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4; RunToolStreamRequest.run = 1 and
+ * StartRunRequest.call = 1, each a RunToolRequest.
+ */
+const ARGUMENTS_PATHS: Readonly<Record<string, { path: ArgumentsPath; what: string }>> = {
+  runTool: { path: { argumentsField: 3 }, what: 'The arguments' },
+  runTools: { path: { repeatedField: 1, argumentsField: 4 }, what: "The batch's arguments (all calls together)" },
+  runToolStream: { path: { repeatedField: 1, argumentsField: 3 }, what: 'The arguments' },
+  startRun: { path: { repeatedField: 1, argumentsField: 3 }, what: 'The arguments' },
+};
+const PATH_METHODS = new Map(Object.keys(ARGUMENTS_PATHS).map((m) => [`/${SERVICE_NAME}/${m[0]!.toUpperCase()}${m.slice(1)}`, m]));
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -104,11 +123,21 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Depth is left to the pipeline (the decoder bounds recursion), which records the refused call.
   const limits = { ...argumentLimits(dispatcher.options), maxDepth: Number.MAX_SAFE_INTEGER };
   const precheck = (method: string, buf: Buffer): Error | undefined => {
-    const path = method === 'runTool' ? RUN_TOOL_ARGUMENTS : method === 'runTools' ? RUN_TOOLS_ARGUMENTS : undefined;
-    if (path === undefined) return undefined;
-    const size = measureRequestArguments(buf, limits, path);
-    return size.exceeded ? argumentLimitError(size, limits, method === 'runTools' ? "The batch's arguments (all calls together)" : 'The arguments') : undefined;
+    const where = ARGUMENTS_PATHS[method];
+    if (where === undefined) return undefined;
+    const size = measureRequestArguments(buf, limits, where.path);
+    return size.exceeded ? argumentLimitError(size, limits, where.what) : undefined;
   };
+  // The same count as a large request's bytes arrive (connection guard), so one past a limit is
+  // refused after its first few hundred KiB instead of being received and concatenated whole.
+  const inspect = (path: string, declaredBytes: number): RequestInspector | undefined => {
+    const method = PATH_METHODS.get(path);
+    const where = method === undefined ? undefined : ARGUMENTS_PATHS[method];
+    if (where === undefined) return undefined;
+    const counter = new ArgumentWireCounter(limits, where.path, declaredBytes);
+    return { push: (buf, start, end) => (counter.done ? undefined : mapSize(counter.push(buf, start, end), where.what)) };
+  };
+  const mapSize = (size: ArgumentSize | undefined, what: string) => (size?.exceeded ? argumentLimitError(size, limits, what) : undefined);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly, precheck }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
@@ -145,7 +174,7 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
   // Connections per peer and in total, bytes still arriving, stalled requests: grpc-js has no
   // option for these; they are enforced on its HTTP/2 servers.
-  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters)) {
+  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters, inspect)) {
     options.log?.warn({}, 'gRPC connection guard not installed (grpc-js internals changed): only grpc-js limits apply; put a proxy with connection limits in front (README "Limits")');
   }
   // The admission refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything

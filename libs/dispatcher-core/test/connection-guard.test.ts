@@ -6,7 +6,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { InProcessBus } from '@toolhub/bus';
-import { GRPC_ERROR_TRAILER } from '@toolhub/contracts';
+import { GRPC_ERROR_TRAILER, RunToolRequest, RunToolStreamRequest, StartRunRequest } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, constants } from 'node:http2';
 import { connect as tcpConnect, type Socket } from 'node:net';
@@ -79,6 +79,11 @@ describe('the gRPC edge before authentication', () => {
     return s;
   };
   const counters = () => running.dispatcher.edgeCounters;
+  /** Ends the earlier tests' connections (the per-peer cap is 3). */
+  const closeAll = async () => {
+    for (const s of sessions.splice(0)) s.destroy();
+    await waitFor(() => counters().connections === 0);
+  };
 
   it('resets a request that stops arriving, and releases its bytes', async () => {
     const before = counters().refused.stream_idle;
@@ -125,6 +130,43 @@ describe('the gRPC edge before authentication', () => {
     await closed;
     expect(counters().refused.connections_over_budget).toBe(before + 1);
     await waitFor(() => counters().inFlightBytes === 0);
+  });
+
+  it('refuses a message declared over the message limit from its header, before its body', async () => {
+    await closeAll();
+    const before = counters().refused.message_size;
+    const s = open();
+    // 5 MiB: over the 4 MiB limit, under what grpc-js refuses itself (2x + 64 KiB); no body sent at all.
+    const res = await outcome(partialRunTool(s, 5 * MiB, 0));
+    expect(res).toMatchObject({ grpcStatus: String(status.INVALID_ARGUMENT), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('request is 5242880 bytes; the limit is 4194304 bytes');
+    expect(counters().refused.message_size).toBe(before + 1);
+    s.close();
+  });
+
+  const props: Record<string, unknown> = {};
+  for (let i = 0; i < 20_000; i++) props[`unknown_${String(i).padStart(6, '0')}`] = 'x';
+  const run: RunToolRequest = { provider: 'local', name: 'time_now', arguments: props, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
+  it.each([
+    ['RunTool', RunToolRequest.encode(run).finish()],
+    ['RunToolStream', RunToolStreamRequest.encode({ run }).finish()],
+    ['StartRun', StartRunRequest.encode({ call: run }).finish()],
+  ])('refuses %s arguments past their limits from the part that arrived, before the rest comes', async (method, body) => {
+    await closeAll();
+    const before = counters().refused.request_content;
+    const s = open();
+    const stream = s.request({ ':method': 'POST', ':path': `/toolhub.v1.ToolHub/${method}`, 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.write(frameHeader(body.length));
+    // ~440 KB in all; the first 300 KB hold the 10,001st property. The rest is never sent.
+    stream.write(body.subarray(0, 300 * 1024));
+    const res = await outcome(stream);
+    expect(res).toMatchObject({ grpcStatus: String(status.INVALID_ARGUMENT), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('more than 10000 properties and array items in all (counted 10001 before stopping)');
+    expect(res.message).toContain('TOOLHUB_MAX_ARGUMENT_NODES');
+    expect(counters().refused.request_content).toBe(before + 1);
+    await waitFor(() => counters().inFlightBytes === 0);
+    s.close();
   });
 
   it('closes connections past the per-peer cap, and past the total cap', async () => {
