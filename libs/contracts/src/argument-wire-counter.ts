@@ -75,6 +75,38 @@ export class ArgumentWireCounter {
           this.done = true;
           break;
         }
+        // Fast path: a whole tag and length (at most 2 x 10 bytes) in this chunk are read in place.
+        if (end - i >= 20) {
+          const before = i;
+          let tag = 0;
+          let shift = 0;
+          let b: number;
+          do {
+            b = buf[i++]!;
+            if (shift < 49) tag += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80 && shift < 70);
+          if (b & 0x80 || tag % 8 !== 2) {
+            i = before; // not length-delimited (or malformed): the byte-wise path below
+          } else {
+            let length = 0;
+            shift = 0;
+            do {
+              b = buf[i++]!;
+              if (shift < 49) length += (b & 0x7f) * 2 ** shift;
+              shift += 7;
+            } while (b & 0x80 && shift < 70);
+            if (b & 0x80) {
+              this.done = true;
+              break;
+            }
+            this.pos += i - before;
+            this.field = Math.floor(tag / 8);
+            this.state = LENGTH;
+            this.step(length);
+            continue;
+          }
+        }
       }
       const b = buf[i++]!;
       this.pos++;
