@@ -35,6 +35,7 @@ import {
   unary,
 } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
 import { callViewedAs, describeAccess } from './access';
 import { argumentLimits } from './arguments';
@@ -84,6 +85,7 @@ export interface RunningGrpcServer {
 }
 
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
+const SERVICE_PREFIX = `/${SERVICE_NAME}/`;
 /** Paths of the runs the admission gate sheds (RunTool and its streaming variant). */
 const SHED_PATHS = new Set([`/${SERVICE_NAME}/RunTool`, `/${SERVICE_NAME}/RunToolStream`]);
 /**
@@ -179,7 +181,24 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   }
   // The admission refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything
   // (installed after the guard, so a refused stream costs neither grpc-js nor the guard).
-  shedBeforeGrpc(server, (path) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined));
+  // A ToolHub call without any credentials (auth on) is answered UNAUTHENTICATED from its headers,
+  // the same answer the edge would give after receiving, buffering and decoding the whole request:
+  // memory before authentication is then only what callers presenting a credential send.
+  const authenticator = options.authenticator?.enabled ? options.authenticator : undefined;
+  const withoutCredentials = (path: string, headers: IncomingHttpHeaders, stream: ServerHttp2Stream): Error | undefined => {
+    if (authenticator === undefined || !path.startsWith(SERVICE_PREFIX)) return undefined;
+    if (headers['authorization'] !== undefined || headers['x-api-key'] !== undefined) return undefined;
+    // Over TLS a client certificate may be the credential: the edge reads it as usual.
+    if (stream.session?.encrypted) return undefined;
+    try {
+      if (authenticator.authenticate({}) !== undefined) return undefined;
+    } catch (err) {
+      dispatcher.edgeCounters.refused.unauthenticated++;
+      return err as Error;
+    }
+    return undefined;
+  };
+  shedBeforeGrpc(server, (path, headers, stream) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined) ?? withoutCredentials(path, headers, stream));
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
   // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a

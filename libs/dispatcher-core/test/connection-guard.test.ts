@@ -5,11 +5,15 @@
  * and in total; every refusal is counted, and the bytes held return to 0.
  */
 import { status } from '@grpc/grpc-js';
+import { Authenticator, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
 import { GRPC_ERROR_TRAILER, RunToolRequest, RunToolStreamRequest, StartRunRequest } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, constants } from 'node:http2';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
 
@@ -194,5 +198,53 @@ describe('the gRPC edge before authentication', () => {
     expect(counters().refused.connections_total).toBe(totalBefore + 1);
     await waitFor(() => closed === 1);
     expect(counters().connections).toBe(8);
+  });
+});
+
+describe('the gRPC edge with API keys: a call without credentials is refused from its headers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'guard-auth-'));
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+  let authenticator: Authenticator;
+  let session: ClientHttp2Session;
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ name: 'agent', sha256: hashApiKey('guard-test-key-0123456789'), roles: ['agent'] }] }));
+    authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json') });
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, { dispatcher: { warmCoreTools: false, maxMessageBytes: 4 * MiB }, grpc: { port: 0, authenticator } });
+    session = connect(`http://${running.grpc.address}`);
+    session.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    session.destroy();
+    await running.close(100);
+    await bus.close();
+    authenticator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers UNAUTHENTICATED before reading the body, and buffers none of it', async () => {
+    const before = running.dispatcher.edgeCounters.refused.unauthenticated;
+    // Declares 4 MiB - 16 and sends 1 MiB of it, then nothing: without the header check this would
+    // be held until the stall timeout (10 s).
+    const res = await outcome(partialRunTool(session, 4 * MiB - 16, MiB));
+    expect(res).toMatchObject({ grpcStatus: String(status.UNAUTHENTICATED), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('Credentials required');
+    expect(running.dispatcher.edgeCounters.refused.unauthenticated).toBe(before + 1);
+    expect(running.dispatcher.edgeCounters.inFlightBytes).toBe(0);
+  });
+
+  it('lets a call with a credential through to the edge (a wrong key gets the edge\'s answer), and health needs none', async () => {
+    const stream = session.request({ ':method': 'POST', ':path': '/toolhub.v1.ToolHub/ListProviders', 'content-type': 'application/grpc', te: 'trailers', authorization: 'Bearer wrong-key-0123456789' });
+    stream.on('error', () => undefined);
+    stream.end(frameHeader(0));
+    const res = await outcome(stream);
+    expect(res.grpcStatus).toBe(String(status.UNAUTHENTICATED));
+    expect(res.message).not.toContain('Credentials required');
+    const health = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    health.on('error', () => undefined);
+    health.end(frameHeader(0));
+    expect((await outcome(health)).grpcStatus).toBe(String(status.OK));
   });
 });

@@ -67,7 +67,7 @@ export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMess
 
 /** Refusals by reason, read by the metrics (toolhub_grpc_refused_total{reason}). */
 export class EdgeCounters {
-  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0, connections_over_budget: 0, message_size: 0, request_content: 0 };
+  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0, connections_over_budget: 0, message_size: 0, request_content: 0, unauthenticated: 0 };
   /** Connections open now. */
   connections = 0;
   /** Bytes of requests still arriving now. */

@@ -13,8 +13,11 @@ import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER } from '@toolhub/contracts'
 import { statusDetails } from './grpc-edge';
 import { constants, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 
-/** Decides, from the request path alone, whether a call is refused now; undefined lets it through. */
-export type StreamRefusal = (path: string) => Error | undefined;
+/**
+ * Decides, from the request's path and headers (HTTP/2 stream, before any of its body is read),
+ * whether a call is refused now; undefined lets it through.
+ */
+export type StreamRefusal = (path: string, headers: IncomingHttpHeaders, stream: ServerHttp2Stream) => Error | undefined;
 
 type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
 
@@ -34,7 +37,7 @@ export function shedBeforeGrpc(server: Server, refuse: StreamRefusal): number {
     h2.removeAllListeners('stream');
     h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
       const path = headers[':path'];
-      const refused = typeof path === 'string' ? refuse(path) : undefined;
+      const refused = typeof path === 'string' ? refuse(path, headers, stream) : undefined;
       if (refused) {
         answerRefused(stream, refused);
         return;
