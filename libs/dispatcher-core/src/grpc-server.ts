@@ -124,7 +124,11 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Argument limits counted on the wire, before decoding: decoding is itself linear in the count.
   // Depth is left to the pipeline (the decoder bounds recursion), which records the refused call.
   const limits = { ...argumentLimits(dispatcher.options), maxDepth: Number.MAX_SAFE_INTEGER };
+  // Every property or item on the wire is a field of at least 2 bytes (tag, length), so a message
+  // of at most 2 x maxNodes bytes (and within maxBytes) cannot pass a limit: ordinary calls skip the count.
+  const countFrom = Math.min(2 * limits.maxNodes, limits.maxBytes);
   const precheck = (method: string, buf: Buffer): Error | undefined => {
+    if (buf.length <= countFrom) return undefined;
     const where = ARGUMENTS_PATHS[method];
     if (where === undefined) return undefined;
     const size = measureRequestArguments(buf, limits, where.path);

@@ -328,6 +328,7 @@ function watchStream(stream: ServerHttp2Stream, path: string, session: SessionSt
   stream.on('data', onData);
   // A stream that opened and sends nothing is a request that stopped arriving too.
   arriving.set(stalled, Date.now());
-  stream.once('end', () => arriving.delete(stalled));
-  stream.once('close', finish);
+  // Each is emitted once per stream: plain listeners, without once()'s wrapper per call.
+  stream.on('end', () => arriving.delete(stalled));
+  stream.on('close', finish);
 }

@@ -7,7 +7,7 @@ export function registerEdgeMetrics(registry: Registry, edges: readonly EdgeCoun
   const registers = [registry];
   new Counter({
     name: 'toolhub_grpc_refused_total',
-    help: 'gRPC API refusals before a call is decoded, by reason: connections_total / connections_per_peer (connection closed at once), in_flight_bytes (request bytes still arriving over the budget: call answered RESOURCE_EXHAUSTED), stream_idle (a request stopped arriving: same), connections_over_budget (a connection closed after 8 requests over the budget), message_size (a message declared over the limit: INVALID_ARGUMENT before its body is read), request_content (arguments past their limits, counted as they arrive: INVALID_ARGUMENT before the rest is read)',
+    help: 'gRPC API refusals before a call is decoded, by reason: connections_total / connections_per_peer (connection closed at once), in_flight_bytes (request bytes still arriving over the budget: call answered RESOURCE_EXHAUSTED), stream_idle (a request stopped arriving: same), connections_over_budget (a connection closed after 8 requests over the budget), message_size (a message declared over the limit: INVALID_ARGUMENT before its body is read), request_content (arguments past their limits, counted as they arrive: INVALID_ARGUMENT before the rest is read), unauthenticated (a call with no credentials while auth is on: UNAUTHENTICATED from its headers)',
     labelNames: ['reason'] as const,
     registers,
     collect() {
