@@ -248,3 +248,39 @@ describe('the gRPC edge with API keys: a call without credentials is refused fro
     expect((await outcome(health)).grpcStatus).toBe(String(status.OK));
   });
 });
+
+describe('the gRPC edge closes idle connections itself', () => {
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+
+  beforeAll(async () => {
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, { dispatcher: { warmCoreTools: false }, grpc: { port: 0, connectionLimits: { connectionIdleMs: 300, streamIdleMs: 5000 } } });
+  });
+  afterAll(async () => {
+    await running.close(100);
+    await bus.close();
+  });
+
+  it('sends GOAWAY to a connection without calls for connectionIdleMs, not to one with a call open', async () => {
+    const idle = connect(`http://${running.grpc.address}`);
+    idle.on('error', () => undefined);
+    const goaway = new Promise((res) => idle.once('goaway', res));
+    const health = idle.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    health.on('error', () => undefined);
+    health.end(frameHeader(0));
+    expect((await outcome(health)).grpcStatus).toBe(String(status.OK));
+    // A second connection keeps a request open (sending a byte at a time, so it is not stalled).
+    const busy = connect(`http://${running.grpc.address}`);
+    busy.on('error', () => undefined);
+    let busyGoaway = false;
+    busy.on('goaway', () => (busyGoaway = true));
+    const open = partialRunTool(busy, 1000, 1);
+    const drip = setInterval(() => open.write(Buffer.alloc(1, 1)), 200);
+    await goaway;
+    expect(busyGoaway).toBe(false);
+    clearInterval(drip);
+    idle.destroy();
+    busy.destroy();
+  });
+});

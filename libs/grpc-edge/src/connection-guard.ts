@@ -22,7 +22,7 @@
  *
  * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
  */
-import type { ChannelOptions, Server } from '@grpc/grpc-js';
+import { type ChannelOptions, Server as GrpcServer, type Server } from '@grpc/grpc-js';
 import { ToolHubError } from '@toolhub/contracts';
 import { constants as http2constants, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
@@ -51,7 +51,7 @@ export interface ConnectionLimits {
   maxInFlightBytesPerConnection: number;
   /** A request whose bytes stop arriving this long before it is complete is reset. */
   streamIdleMs: number;
-  /** A connection without calls this long is closed (GOAWAY). */
+  /** A connection without calls this long is closed (GOAWAY; checked about once a second). */
   connectionIdleMs: number;
 }
 
@@ -118,16 +118,33 @@ export function connectionLimitsFromConfig(c: {
   };
 }
 
+let guardProbe: boolean | undefined;
+
+/**
+ * Whether {@link guardConnections} can reach this grpc-js version's HTTP/2 servers (probed once on
+ * an unbound server): then the guard closes idle connections itself, and grpc-js is not asked to
+ * (its idle tracking adds a once('close') listener, a Map lookup and a trace string to every call).
+ */
+export function connectionGuardAvailable(): boolean {
+  if (guardProbe === undefined) {
+    const probe = new GrpcServer({ 'grpc.enable_channelz': 0 });
+    guardProbe = (probe as unknown as { http2Servers?: unknown }).http2Servers instanceof Map;
+    probe.forceShutdown();
+  }
+  return guardProbe;
+}
+
 /** The grpc-js server options for what grpc-js enforces itself. */
 export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions {
   return {
+    // Idle connections: closed by guardConnections' sweep when it can be installed, else by grpc-js.
+    ...(connectionGuardAvailable() ? {} : { 'grpc.max_connection_idle_ms': limits.connectionIdleMs }),
     // A message declared over twice the limit (+64 KiB for the request's other fields) is refused by
     // grpc-js from its frame header, never buffered (bench/attacks: 200 streams declaring 15 MiB end
     // at once); up to that our decoder answers with the clearer INVALID_ARGUMENT and ToolHub's error
     // trailer, and the in-flight budgets of guardConnections bound the memory meanwhile.
     'grpc.max_receive_message_length': Math.min(2 * limits.maxMessageBytes + 64 * 1024, 64 * 1024 * 1024),
     'grpc.max_concurrent_streams': limits.maxStreamsPerConnection,
-    'grpc.max_connection_idle_ms': limits.connectionIdleMs,
   };
 }
 
@@ -151,7 +168,12 @@ interface SessionState {
   inFlight: number;
   /** Requests of this connection stopped over the budget. */
   overBudget: number;
+  /** Calls open now, and since when there has been none (for the idle-connection sweep). */
+  active: number;
+  idleSince: number;
   close(): void;
+  /** Graceful close (GOAWAY) of an idle connection. */
+  closeIdle(): void;
 }
 
 /**
@@ -174,10 +196,13 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
   // Requests still arriving, by when their last bytes came: one sweep for all of them (a timer per
   // stream cost ~10 µs of every call).
   const arriving: Arriving = new Map();
+  // Open connections, for the idle sweep (grpc-js is not asked to track idleness: see connectionGuardAvailable).
+  const live = new Set<SessionState>();
   const sweep = setInterval(
     () => {
       const now = Date.now();
       for (const [stop, last] of arriving) if (now - last >= limits.streamIdleMs) stop();
+      for (const s of live) if (s.active === 0 && now - s.idleSince >= limits.connectionIdleMs) s.closeIdle();
     },
     Math.max(50, Math.min(1000, Math.floor(limits.streamIdleMs / 4))),
   );
@@ -205,17 +230,26 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
         else perPeer.set(peer, left);
       });
     });
-    h2.on('session', (session: Http2Session) =>
-      sessions.set(session, {
+    h2.on('session', (session: Http2Session) => {
+      const state: SessionState = {
         inFlight: 0,
         overBudget: 0,
+        active: 0,
+        idleSince: Date.now(),
         close: () => {
           if (session.destroyed) return;
           counters.refused.connections_over_budget++;
           session.destroy();
         },
-      }),
-    );
+        closeIdle: () => {
+          live.delete(state);
+          if (!session.closed && !session.destroyed) session.close();
+        },
+      };
+      sessions.set(session, state);
+      live.add(state);
+      session.once('close', () => live.delete(state));
+    });
     h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
       const state = sessions.get(stream.session!);
       if (state) watchStream(stream, String(headers[':path'] ?? ''), state, { limits, counters, arriving, inspect });
@@ -329,6 +363,10 @@ function watchStream(stream: ServerHttp2Stream, path: string, session: SessionSt
   // A stream that opened and sends nothing is a request that stopped arriving too.
   arriving.set(stalled, Date.now());
   // Each is emitted once per stream: plain listeners, without once()'s wrapper per call.
+  session.active++;
   stream.on('end', () => arriving.delete(stalled));
-  stream.on('close', finish);
+  stream.on('close', () => {
+    finish();
+    if (--session.active === 0) session.idleSince = Date.now();
+  });
 }

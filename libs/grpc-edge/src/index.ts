@@ -11,6 +11,7 @@ export { answerRefused, shedBeforeGrpc, type StreamRefusal } from './stream-shed
 export {
   type ConnectionLimits,
   connectionLimitConfigFields,
+  connectionGuardAvailable,
   connectionLimitOptions,
   connectionLimitsFromConfig,
   DEFAULT_CONNECTION_LIMITS,
