@@ -37,6 +37,8 @@ const AGENT_KEY = 'attacks-bench-agent-key-0123456789';
 const APP = process.env['ATTACKS_APP'] ?? 'dist/apps/toolhub/main.js';
 /** Comma-separated subset of large,partial,idle. */
 const ONLY = new Set((process.env['ATTACKS_ONLY'] ?? 'large,partial,idle').split(','));
+/** Extra node flags for the app, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see what an attack costs it. */
+const NODE_ARGS = (process.env['ATTACKS_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,7 +63,8 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(keys, JSON.stringify({ keys: [{ name: 'bench-agent', sha256: hashApiKey(AGENT_KEY), roles: ['agent'] }] }));
   const port = await freePort();
-  const app: SpawnedProcess = await spawnProcess(process.execPath, [APP], {
+  const metricsPort = await freePort();
+  const app: SpawnedProcess = await spawnProcess(process.execPath, [...NODE_ARGS, APP], {
     cwd: ROOT,
     env: {
       TOOLHUB_GRPC_PORT: String(port),
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
       TOOLHUB_MCP: 'false',
       TOOLHUB_CLOUD: 'false',
       TOOLHUB_AUTH_API_KEYS: keys,
+      TOOLHUB_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
     },
     readyPattern: /ToolHub is running/,
@@ -83,7 +87,7 @@ async function main(): Promise<void> {
   const result: Record<string, unknown> = { benchmark: 'attacks', app: APP, date: new Date().toISOString(), cpus: cpus().length, loadavgBefore: loadavg().map((x) => round(x, 2)) };
   try {
     if (ONLY.has('large')) result['largeArguments'] = await largeArguments(address, metadata, app.pid);
-    if (ONLY.has('partial')) result['partialBodies'] = await partialBodies(address, app.pid);
+    if (ONLY.has('partial')) result['partialBodies'] = await partialBodies(address, app.pid, metricsPort);
     if (ONLY.has('idle')) result['idleConnections'] = await idleConnections(port);
   } finally {
     await app.kill();
@@ -132,6 +136,14 @@ async function largeArguments(address: string, metadata: Metadata, pid: number) 
     const attackers = payload.length ? [runAttackers(address, payload, end).then((a) => void answers.push(...a))] : [];
     await Promise.all([...victims, ...attackers]);
     const appCpuMsPerS = round((cpuMs(pid) - cpuBefore) / (PHASE_MS / 1000));
+    // The server's CPU per refused attack call, measured with the attackers alone (no other clients).
+    let appCpuMsPerAttackCall: number | undefined;
+    if (payload.length) {
+      const alone = Date.now() + PHASE_MS / 2;
+      const cpuAlone = cpuMs(pid);
+      const aloneAnswers = await runAttackers(address, payload, alone);
+      appCpuMsPerAttackCall = round((cpuMs(pid) - cpuAlone) / Math.max(1, aloneAnswers.length), 2);
+    }
     const row = {
       attack: name,
       payloadMb: round(payload.length / MiB, 2),
@@ -144,6 +156,7 @@ async function largeArguments(address: string, metadata: Metadata, pid: number) 
       otherMaxMs: round(Math.max(...latencies)),
       // The app's CPU per second of the phase (1000 = one core busy): what the attack costs the server.
       appCpuMsPerS,
+      appCpuMsPerAttackCall,
       aimMet: payload.length === 0 ? undefined : pct(latencies, 99) <= 100,
       sampleRefusal: answers[0]?.details.slice(0, 160),
     };
@@ -197,12 +210,27 @@ async function attackerMain(): Promise<void> {
   process.stdout.write(JSON.stringify(answers));
 }
 
-/** Attack 2: unauthenticated streams that declare large messages and stop sending midway. */
-async function partialBodies(address: string, pid: number) {
+/** The app's memory by kind (MB), from its Prometheus default metrics: V8 heap used/total, external (Buffers, ArrayBuffers). */
+async function memoryMb(metricsPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const read = (name: string) => round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1e6);
+  return { heapUsed: read('nodejs_heap_size_used_bytes'), heapTotal: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
+}
+
+/**
+ * Attack 2: unauthenticated streams that declare large messages and stop sending midway. The
+ * 4 MiB − 16 case runs twice: memory the allocator kept after the first round should be reused by
+ * the second, not added to.
+ */
+async function partialBodies(address: string, pid: number, metricsPort: number) {
   const rows = [];
-  for (const declared of [15 * MiB, 4 * MiB - 16]) {
+  // Without credentials (refused from the headers now), then with an agent's key (only the
+  // in-flight budget and the stall timeout bound it), twice.
+  const cases: Array<{ declared: number; key?: string }> = [{ declared: 15 * MiB }, { declared: 4 * MiB - 16 }, { declared: 4 * MiB - 16, key: AGENT_KEY }, { declared: 4 * MiB - 16, key: AGENT_KEY }];
+  for (const { declared, key } of cases) {
     await sleep(2000);
     const baseline = rssMb(pid);
+    const memBefore = await memoryMb(metricsPort);
     const sessions: ClientHttp2Session[] = [];
     const outcomes = new Map<string, number>();
     const note = (k: string) => outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
@@ -215,7 +243,7 @@ async function partialBodies(address: string, pid: number) {
       session.on('error', () => undefined);
       sessions.push(session);
       for (let s = 0; s < 50; s++) {
-        const stream = session.request({ ':method': 'POST', ':path': '/toolhub.v1.ToolHub/RunTool', 'content-type': 'application/grpc', te: 'trailers' });
+        const stream = session.request({ ':method': 'POST', ':path': '/toolhub.v1.ToolHub/RunTool', 'content-type': 'application/grpc', te: 'trailers', ...(key ? { authorization: `Bearer ${key}` } : {}) });
         stream.on('error', () => undefined);
         let grpcStatus = '';
         stream.on('response', (h) => h['grpc-status'] !== undefined && (grpcStatus = String(h['grpc-status'])));
@@ -239,14 +267,27 @@ async function partialBodies(address: string, pid: number) {
     for (const s of sessions) s.destroy();
     await sleep(20_000);
     const after = rssMb(pid);
+    const memAfter = await memoryMb(metricsPort);
+    // ATTACKS_GC_PROBE=1 (with ATTACKS_NODE_ARGS=--heapsnapshot-signal=SIGUSR2): a heap snapshot
+    // runs a full GC first, so what is still held then is referenced, and what went was garbage
+    // waiting for a collection.
+    let afterFullGc: { rssMb: number; memory: Record<string, number> } | undefined;
+    if (process.env['ATTACKS_GC_PROBE'] === '1') {
+      process.kill(pid, 'SIGUSR2');
+      await sleep(8000);
+      afterFullGc = { rssMb: rssMb(pid), memory: await memoryMb(metricsPort) };
+    }
     const row = {
-      attack: `200 streams declaring ${round(declared / MiB, 2)} MiB, sending 4 MiB, no credentials`,
+      attack: `200 streams declaring ${round(declared / MiB, 2)} MiB, sending 4 MiB, ${key ? "an agent's API key" : 'no credentials'}`,
       rssBaselineMb: baseline,
       rssPeakMb: peak,
       rssPeakGrowthMb: round(peak - baseline),
       rssAfterMb: after,
       rssAfterGrowthMb: round(after - baseline),
       streamsEndedAfterMs: endedAfterMs,
+      memoryBeforeMb: memBefore,
+      memoryAfterMb: memAfter,
+      afterFullGc,
       streamOutcomes: Object.fromEntries(outcomes),
       aimMet: peak - baseline <= 100 && after - baseline <= 30,
     };

@@ -21,6 +21,10 @@ import { join, resolve } from 'node:path';
 const ROOT = repoRoot(__dirname);
 const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/attacks-checks-cpu.json');
 const BASE_APP = process.env['BASE_APP'];
+/** The build measured against BASE_APP. @default this tree's */
+const BRANCH_APP = process.env['BRANCH_APP'] ?? 'dist/apps/toolhub/main.js';
+/** Extra node flags for both apps, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where each spends its CPU. */
+const NODE_ARGS = (process.env['CHECKS_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 8);
 const ROUND_MS = Number(process.env['BENCH_ROUND_MS'] ?? 3000);
 const CONCURRENCY = 8;
@@ -47,7 +51,7 @@ async function start(name: string, script: string): Promise<Variant> {
   const keys = join(dataDir, 'api-keys.json');
   writeFileSync(keys, JSON.stringify({ keys: [{ name: 'bench', sha256: hashApiKey(KEY), roles: ['agent'] }] }));
   const port = await freePort();
-  const app = await spawnProcess(process.execPath, [script], {
+  const app = await spawnProcess(process.execPath, [...NODE_ARGS, script], {
     cwd: ROOT,
     env: { TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0', TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_ADMIN_PORT: '0', TOOLHUB_DATA_DIR: dataDir, TOOLHUB_MCP: 'false', TOOLHUB_CLOUD: 'false', TOOLHUB_AUTH_API_KEYS: keys, LOG_LEVEL: 'warn' },
     readyPattern: /ToolHub is running/,
@@ -79,7 +83,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   if (!BASE_APP) throw new Error('Set BASE_APP to the main.js of the build to compare with (see the header).');
-  const variants = [await start('base', BASE_APP), await start('branch', 'dist/apps/toolhub/main.js')];
+  const variants = [await start('base', BASE_APP), await start('branch', BRANCH_APP)];
   try {
     for (const v of variants) await round(v, 2000, false); // warm up
     for (let r = 0; r < ROUNDS; r++) {

@@ -1,8 +1,8 @@
 /** Every environment variable the registry app reads (docker-compose.yml is checked against this). */
 import { defineConfig, zDuration } from '@toolhub/config';
-import { grpcServerConfigFields } from '@toolhub/grpc-edge';
+import { connectionLimitConfigFields, grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
-import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
+import { adminJsonLimitConfigFields, searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { authConfigFields, natsAuthConfigFields } from '@toolhub/auth';
 import { consoleConfigFields } from '@toolhub/console';
 import { z } from 'zod';
@@ -33,6 +33,8 @@ export const registryConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...connectionLimitConfigFields(),
+  ...adminJsonLimitConfigFields(),
   ...natsAuthConfigFields(),
   ...authConfigFields(),
   ...consoleConfigFields(),

@@ -2,8 +2,8 @@
 import { natsStatusLogger } from '@toolhub/bus';
 import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
-import { assertSafeBind } from '@toolhub/grpc-edge';
-import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
+import { assertSafeBind, connectionLimitsFromConfig, EdgeCounters } from '@toolhub/grpc-edge';
+import { adminJsonLimitsFromConfig, Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { connectNatsForStartup, drainStep, registerRegistryMetrics, registryReadiness, StartupProgress, startOps } from '@toolhub/ops';
 import { onShutdown } from '@toolhub/runtime';
 import { MongoRegistryStore } from '@toolhub/store/mongo';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const ops = await startOps({ app: 'registry', config, logger: log, readiness: [startup.check], bus: startup });
   const bus = await connectNatsForStartup({ servers: config.natsUrl.split(','), name: 'toolhub-registry', onStatus: natsStatusLogger(log) }, startup, log);
   const registry = await Registry.start(bus, store, { logger: log, statsConsumer: config.statsConsumer, statsStartWindowMs: config.statsStartWindowMs, resync: { graceMs: config.resyncGraceMs }, search: searchOptions(config) });
+  const adminEdge = new EdgeCounters();
   const admin = await startAdminServer(registry, {
     host: config.adminHost,
     port: config.adminPort,
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
     log,
     ready: () => ops.readiness.state.ready,
     maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+    connectionLimits: connectionLimitsFromConfig(config),
+    edgeCounters: adminEdge,
+    jsonLimits: adminJsonLimitsFromConfig(config),
   });
   log.info({ admin: admin.address, security: security.summary }, `registry ready; admin API on ${admin.address}; ${security.summary}; search: ${searchBannerLine(config)}`);
   // The console calls this registry's admin API (and, when set, a dispatcher's agent API) like any client.
@@ -53,7 +57,7 @@ async function main(): Promise<void> {
       })
     : undefined;
   if (web) log.info({ console: web.url }, `operator console on ${web.url}`);
-  registerRegistryMetrics(ops.registry, registry);
+  registerRegistryMetrics(ops.registry, registry, adminEdge);
   startup.done();
   await ops.readiness.add(...registryReadiness(registry, store, bus));
   onShutdown(

@@ -1,9 +1,9 @@
 /** Settings of the one-process mode; all have defaults so `npm start` needs nothing. */
 import { defineConfig, zBoolean, zDuration } from '@toolhub/config';
 import { argumentLimitConfigFields } from '@toolhub/dispatcher-core';
-import { grpcServerConfigFields } from '@toolhub/grpc-edge';
+import { connectionLimitConfigFields, grpcServerConfigFields } from '@toolhub/grpc-edge';
 import { opsConfigFields } from '@toolhub/ops';
-import { searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
+import { adminJsonLimitConfigFields, searchConfigFields, statsConfigFields } from '@toolhub/registry-core';
 import { asyncRunConfigFields } from '@toolhub/dispatcher-core';
 import { authConfigFields } from '@toolhub/auth';
 import { mcpConfigFields } from '@toolhub/mcp-door';
@@ -33,6 +33,8 @@ export const toolhubConfig = defineConfig({
   logLevel: { env: 'LOG_LEVEL', schema: level.default('warn'), description: 'Log level (logs go to stderr)' },
   ...opsConfigFields(),
   ...grpcServerConfigFields(),
+  ...connectionLimitConfigFields(),
+  ...adminJsonLimitConfigFields(),
   ...argumentLimitConfigFields(),
   ...authConfigFields(),
   ...mcpConfigFields(),

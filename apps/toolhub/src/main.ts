@@ -9,10 +9,10 @@ import { edgeSecurityFrom } from '@toolhub/auth';
 import { apiChannel, consoleApiTls, startConsoleServer } from '@toolhub/console';
 import { argumentOptionsFromConfig, asyncRunOptionsFromConfig, startDispatcher } from '@toolhub/dispatcher-core';
 import { startMcpDoor } from '@toolhub/mcp-door';
-import { assertSafeBind } from '@toolhub/grpc-edge';
+import { assertSafeBind, connectionLimitsFromConfig, EdgeCounters } from '@toolhub/grpc-edge';
 import { createLocalTools, ToolWorkerPool } from '@toolhub/local-tools';
 import { createMcpAdapter, defaultConfigPath, loadMcpConfig, type McpAdapter } from '@toolhub/mcp-adapter';
-import { Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
+import { adminJsonLimitsFromConfig, Registry, searchBannerLine, searchOptions, startAdminServer } from '@toolhub/registry-core';
 import { dispatcherReadiness, drainStep, registerDispatcherMetrics, registerRegistryMetrics, startOps } from '@toolhub/ops';
 import { onShutdown, type ShutdownStep } from '@toolhub/runtime';
 import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
@@ -53,7 +53,14 @@ async function main(): Promise<void> {
   const security = edgeSecurityFrom(config, log);
   // Fail closed before starting anything: both APIs listen on grpcHost.
   assertSafeBind('ToolHub', config.grpcHost, security.authenticator.enabled, security.allowUnauthenticated);
-  const edge = { authenticator: security.authenticator, tls: security.tls, allowUnauthenticated: security.allowUnauthenticated, maxConnectionAgeMs: config.grpcMaxConnectionAgeMs };
+  const edge = {
+    authenticator: security.authenticator,
+    tls: security.tls,
+    allowUnauthenticated: security.allowUnauthenticated,
+    maxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+    connectionLimits: connectionLimitsFromConfig(config),
+  };
+  const adminEdge = new EdgeCounters();
   const dataDir = resolve(config.dataDir);
   const root = resolve(config.root ?? join(dataDir, 'files'));
   mkdirSync(root, { recursive: true });
@@ -81,7 +88,7 @@ async function main(): Promise<void> {
     statsFlushMs: config.statsFlushMs,
   });
   const registry = await Registry.start(bus, store, { logger: log, search: searchOptions(config), resync: { graceMs: config.resyncGraceMs } });
-  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge, log });
+  const admin = await startAdminServer(registry, { host: config.grpcHost, port: config.adminPort, ...edge, log, edgeCounters: adminEdge, jsonLimits: adminJsonLimitsFromConfig(config) });
 
   // CPU-heavy local tools run on worker threads, so one slow call cannot freeze this whole process.
   const toolPool = ToolWorkerPool.create();
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
     config,
     logger: log,
     readiness: dispatcherReadiness(bus),
-    metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher), registerRegistryMetrics(r, registry), door?.registerMetrics(r)),
+    metrics: (r) => (registerDispatcherMetrics(r, running.dispatcher, [adminEdge]), registerRegistryMetrics(r, registry), door?.registerMetrics(r)),
   });
   process.stdout.write(
     [

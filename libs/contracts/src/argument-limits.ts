@@ -6,6 +6,7 @@
  * before it is decoded ({@link measureStructWire}, the gRPC edge: decoding 180,000 properties
  * costs the serving thread most of a second on its own).
  */
+import { ArgumentWireCounter, type ArgumentsPath } from './argument-wire-counter';
 import { ToolHubError } from './errors';
 
 /** Limits on one call's arguments (a batch's calls count together). */
@@ -242,38 +243,13 @@ export function measureStructWire(buf: Uint8Array, start: number, end: number, l
  * Measures the `google.protobuf.Struct` fields numbered `argumentsField` of the message at
  * `buf[start, end)` (e.g. RunToolRequest.arguments = 3), and of each sub-message numbered
  * `repeatedField` when given (RunToolsRequest.calls = 1, whose BatchCall.arguments = 4).
- * Returns the total; stops at the first limit.
+ * Returns the total; stops at the first limit. (The whole message at once; the gRPC edge counts
+ * the same as the bytes arrive with {@link ArgumentWireCounter}.)
  */
-export function measureRequestArguments(
-  buf: Uint8Array,
-  limits: ArgumentLimits,
-  path: { argumentsField: number; repeatedField?: number },
-  start = 0,
-  end = buf.length,
-  into: ArgumentSize = { bytes: 0, nodes: 0, depth: 0 },
-): ArgumentSize {
-  const cursor = new WireCursor(buf, start);
-  try {
-    while (cursor.pos < end && !into.exceeded) {
-      const tag = cursor.varint();
-      const field = Math.floor(tag / 8);
-      const wireType = tag & 7;
-      if (wireType !== 2) {
-        cursor.skip(wireType);
-        continue;
-      }
-      const length = cursor.varint();
-      const fieldEnd = cursor.pos + length;
-      if (fieldEnd > end) break;
-      if (path.repeatedField !== undefined && field === path.repeatedField) measureRequestArguments(buf, limits, { argumentsField: path.argumentsField }, cursor.pos, fieldEnd, into);
-      else if (path.repeatedField === undefined && field === path.argumentsField) measureStructWire(buf, cursor.pos, fieldEnd, limits, into);
-      cursor.pos = fieldEnd;
-    }
-  } catch {
-    // Malformed: the decoder reports it.
-  }
-  if (!into.exceeded && into.bytes > limits.maxBytes) into.exceeded = 'bytes';
-  return into;
+export function measureRequestArguments(buf: Uint8Array, limits: ArgumentLimits, path: ArgumentsPath, start = 0, end = buf.length): ArgumentSize {
+  const counter = new ArgumentWireCounter(limits, path, end - start);
+  counter.push(buf, start, end);
+  return counter.finish();
 }
 
 // --- JSON text level ----------------------------------------------------------------------------

@@ -259,6 +259,8 @@ export {
   measureRequestArguments,
   measureStructWire,
 } from './argument-limits';
+export { ArgumentWireCounter, type ArgumentsPath } from './argument-wire-counter';
+export { forEachWireField, type JsonFieldMap, measureJsonFields, measureJsonText } from './json-limits';
 export { canonicalJson, contentHash } from './canonical';
 export { type ImportanceName, importanceFromName, importanceName } from './importance';
 export { contractDescriptorSet } from './proto-files';

@@ -1,4 +1,4 @@
-import { argumentLimitError, type ArgumentLimits, countJsonNodes, measureArguments, measureRequestArguments, RunToolRequest, RunToolsRequest } from '../src';
+import { argumentLimitError, type ArgumentLimits, ArgumentWireCounter, countJsonNodes, measureArguments, measureRequestArguments, RunToolRequest, RunToolsRequest } from '../src';
 
 const limits: ArgumentLimits = { maxBytes: 1_000_000, maxNodes: 100, maxDepth: 5 };
 
@@ -69,5 +69,40 @@ describe('argument limits', () => {
     expect(e.code).toBe('invalid_argument');
     expect(e.message).toContain('take 5000 bytes; the limit is 4096 bytes (TOOLHUB_MAX_ARGUMENT_BYTES)');
     expect(e.violations).toEqual([expect.objectContaining({ field: '/', expected: 'at most 4096 bytes' })]);
+  });
+
+  it.each([1, 3, 7, 64, 1000])('counts the same when the bytes arrive in chunks of %i', (chunk) => {
+    const cases: Array<[Uint8Array, { argumentsField: number; repeatedField?: number }]> = [
+      ...samples.map((s) => [encodeRun(s), { argumentsField: 3 }] as [Uint8Array, { argumentsField: number }]),
+      [encodeRun({ items: Array.from({ length: 10_000 }, (_, i) => i) }), { argumentsField: 3 }],
+      [encodeRun({ a: { b: { c: { d: { e: { f: 1 } } } } } }), { argumentsField: 3 }],
+      [encodeRun({ text: 'x'.repeat(2_000_000) }), { argumentsField: 3 }],
+    ];
+    for (const [buf, path] of cases) {
+      const whole = measureRequestArguments(buf, limits, path);
+      const counter = new ArgumentWireCounter(limits, path, buf.length);
+      let early: unknown;
+      for (let i = 0; i < buf.length && !counter.done; i += chunk) early = counter.push(buf, i, Math.min(buf.length, i + chunk));
+      expect(counter.finish()).toEqual(whole);
+      // A limit is reported as soon as it is passed, not at the end.
+      if (whole.exceeded) expect(early).toEqual(whole);
+    }
+  });
+
+  it('refuses from the first part of a message, before the rest has arrived', () => {
+    const buf = encodeRun({ items: Array.from({ length: 50_000 }, (_, i) => i) }); // ~550 KB, under the byte limit
+    const counter = new ArgumentWireCounter(limits, { argumentsField: 3 }, buf.length);
+    expect(counter.push(buf, 0, 4096)).toEqual(expect.objectContaining({ exceeded: 'nodes', nodes: 101 }));
+    const big = encodeRun({ text: 'x'.repeat(2_000_000) });
+    expect(new ArgumentWireCounter(limits, { argumentsField: 3 }, big.length).push(big, 0, 64)).toEqual(expect.objectContaining({ exceeded: 'bytes' }));
+  });
+
+  it('does not count a truncated prefix as malformed: more bytes may come', () => {
+    const buf = encodeRun({ items: Array.from({ length: 50 }, (_, i) => i) });
+    const counter = new ArgumentWireCounter(limits, { argumentsField: 3 }, buf.length);
+    expect(counter.push(buf, 0, 20)).toBeUndefined();
+    expect(counter.done).toBe(false);
+    counter.push(buf, 20);
+    expect(counter.finish()).toEqual(expect.objectContaining({ nodes: 51 })); // the property and its 50 items
   });
 });

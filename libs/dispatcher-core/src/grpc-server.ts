@@ -3,7 +3,16 @@
  * (grpc.health.v1) and server reflection, so `grpcurl -plaintext host:port list` works.
  */
 import { Server } from '@grpc/grpc-js';
-import { argumentLimitError, contractDescriptorSet, measureRequestArguments, type SearchToolsRequest, ToolHubService } from '@toolhub/contracts';
+import {
+  argumentLimitError,
+  type ArgumentSize,
+  type ArgumentsPath,
+  ArgumentWireCounter,
+  contractDescriptorSet,
+  measureRequestArguments,
+  type SearchToolsRequest,
+  ToolHubService,
+} from '@toolhub/contracts';
 import type { Authenticator } from '@toolhub/auth';
 import {
   addReflection,
@@ -18,6 +27,7 @@ import {
   DescriptorIndex,
   type EdgeAuth,
   guardConnections,
+  type RequestInspector,
   guardedServiceDefinition,
   serverStream,
   type ServerTlsOptions,
@@ -25,6 +35,7 @@ import {
   unary,
 } from '@toolhub/grpc-edge';
 import { HealthImplementation } from 'grpc-health-check';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
 import { callViewedAs, describeAccess } from './access';
 import { argumentLimits } from './arguments';
@@ -74,11 +85,21 @@ export interface RunningGrpcServer {
 }
 
 const SERVICE_NAME = 'toolhub.v1.ToolHub';
+const SERVICE_PREFIX = `/${SERVICE_NAME}/`;
 /** Paths of the runs the admission gate sheds (RunTool and its streaming variant). */
 const SHED_PATHS = new Set([`/${SERVICE_NAME}/RunTool`, `/${SERVICE_NAME}/RunToolStream`]);
-/** Where the arguments sit in the requests (proto field numbers): RunToolRequest.arguments = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4. */
-const RUN_TOOL_ARGUMENTS = { argumentsField: 3 };
-const RUN_TOOLS_ARGUMENTS = { repeatedField: 1, argumentsField: 4 };
+/**
+ * Where the arguments sit in the requests (proto field numbers), by method: RunToolRequest.arguments
+ * = 3; RunToolsRequest.calls = 1, BatchCall.arguments = 4; RunToolStreamRequest.run = 1 and
+ * StartRunRequest.call = 1, each a RunToolRequest.
+ */
+const ARGUMENTS_PATHS: Readonly<Record<string, { path: ArgumentsPath; what: string }>> = {
+  runTool: { path: { argumentsField: 3 }, what: 'The arguments' },
+  runTools: { path: { repeatedField: 1, argumentsField: 4 }, what: "The batch's arguments (all calls together)" },
+  runToolStream: { path: { repeatedField: 1, argumentsField: 3 }, what: 'The arguments' },
+  startRun: { path: { repeatedField: 1, argumentsField: 3 }, what: 'The arguments' },
+};
+const PATH_METHODS = new Map(Object.keys(ARGUMENTS_PATHS).map((m) => [`/${SERVICE_NAME}/${m[0]!.toUpperCase()}${m.slice(1)}`, m]));
 
 export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServerOptions = {}): Promise<RunningGrpcServer> {
   const host = options.host ?? '127.0.0.1';
@@ -103,12 +124,26 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   // Argument limits counted on the wire, before decoding: decoding is itself linear in the count.
   // Depth is left to the pipeline (the decoder bounds recursion), which records the refused call.
   const limits = { ...argumentLimits(dispatcher.options), maxDepth: Number.MAX_SAFE_INTEGER };
+  // Every property or item on the wire is a field of at least 2 bytes (tag, length), so a message
+  // of at most 2 x maxNodes bytes (and within maxBytes) cannot pass a limit: ordinary calls skip the count.
+  const countFrom = Math.min(2 * limits.maxNodes, limits.maxBytes);
   const precheck = (method: string, buf: Buffer): Error | undefined => {
-    const path = method === 'runTool' ? RUN_TOOL_ARGUMENTS : method === 'runTools' ? RUN_TOOLS_ARGUMENTS : undefined;
-    if (path === undefined) return undefined;
-    const size = measureRequestArguments(buf, limits, path);
-    return size.exceeded ? argumentLimitError(size, limits, method === 'runTools' ? "The batch's arguments (all calls together)" : 'The arguments') : undefined;
+    if (buf.length <= countFrom) return undefined;
+    const where = ARGUMENTS_PATHS[method];
+    if (where === undefined) return undefined;
+    const size = measureRequestArguments(buf, limits, where.path);
+    return size.exceeded ? argumentLimitError(size, limits, where.what) : undefined;
   };
+  // The same count as a large request's bytes arrive (connection guard), so one past a limit is
+  // refused after its first few hundred KiB instead of being received and concatenated whole.
+  const inspect = (path: string, declaredBytes: number): RequestInspector | undefined => {
+    const method = PATH_METHODS.get(path);
+    const where = method === undefined ? undefined : ARGUMENTS_PATHS[method];
+    if (where === undefined) return undefined;
+    const counter = new ArgumentWireCounter(limits, where.path, declaredBytes);
+    return { push: (buf, start, end) => (counter.done ? undefined : mapSize(counter.push(buf, start, end), where.what)) };
+  };
+  const mapSize = (size: ArgumentSize | undefined, what: string) => (size?.exceeded ? argumentLimitError(size, limits, what) : undefined);
   server.addService(guardedServiceDefinition(ToolHubService, maxMessageBytes, { refuseEarly, precheck }), {
     listTools: unary('toolhub.v1.ToolHub/ListTools', (req, call) => dispatcher.listTools(req as never, call), auth),
     getToolInfo: unary('toolhub.v1.ToolHub/GetToolInfo', (req, call) => dispatcher.getToolInfo(req as never, call), auth),
@@ -145,12 +180,29 @@ export async function startGrpcServer(dispatcher: Dispatcher, options: GrpcServe
   const port = await bindServer(server, host, options.port ?? 50051, options.tls);
   // Connections per peer and in total, bytes still arriving, stalled requests: grpc-js has no
   // option for these; they are enforced on its HTTP/2 servers.
-  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters)) {
+  if (!guardConnections(server, connectionLimits, dispatcher.edgeCounters, inspect)) {
     options.log?.warn({}, 'gRPC connection guard not installed (grpc-js internals changed): only grpc-js limits apply; put a proxy with connection limits in front (README "Limits")');
   }
   // The admission refusal, earlier still: on the raw HTTP/2 stream, before grpc-js reads anything
   // (installed after the guard, so a refused stream costs neither grpc-js nor the guard).
-  shedBeforeGrpc(server, (path) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined));
+  // A ToolHub call without any credentials (auth on) is answered UNAUTHENTICATED from its headers,
+  // the same answer the edge would give after receiving, buffering and decoding the whole request:
+  // memory before authentication is then only what callers presenting a credential send.
+  const authenticator = options.authenticator?.enabled ? options.authenticator : undefined;
+  const withoutCredentials = (path: string, headers: IncomingHttpHeaders, stream: ServerHttp2Stream): Error | undefined => {
+    if (authenticator === undefined || !path.startsWith(SERVICE_PREFIX)) return undefined;
+    if (headers['authorization'] !== undefined || headers['x-api-key'] !== undefined) return undefined;
+    // Over TLS a client certificate may be the credential: the edge reads it as usual.
+    if (stream.session?.encrypted) return undefined;
+    try {
+      if (authenticator.authenticate({}) !== undefined) return undefined;
+    } catch (err) {
+      dispatcher.edgeCounters.refused.unauthenticated++;
+      return err as Error;
+    }
+    return undefined;
+  };
+  shedBeforeGrpc(server, (path, headers, stream) => (SHED_PATHS.has(path) ? dispatcher.admission.refuseEarly() : undefined) ?? withoutCredentials(path, headers, stream));
 
   // '' and the ToolHub service follow readiness: NATS connected and the app's own probes (a load
   // balancer may check this port); liveness is on the ops port (TOOLHUB_HEALTH_PORT), so a

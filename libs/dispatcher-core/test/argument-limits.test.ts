@@ -69,6 +69,32 @@ describe('argument limits and off-thread validation', () => {
     expect(runs).toBe(0);
   });
 
+  // 12,000 booleans: ~48 KB, below what the connection guard reads as it arrives, so the decoder's
+  // wire count answers; "counted 10001" is the wire count's (the value check counts an array at once).
+  const overNodes = { provider: 'local', name: 'measure', arguments: { items: Array.from({ length: 12_000 }, () => true) }, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
+
+  it('counts StartRun\'s arguments on the wire before decoding', async () => {
+    const err = await failure(stack.client.startRun({ call: overNodes }));
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(err.details).toContain('(counted 10001 before stopping)');
+    expect(err.details).toContain('TOOLHUB_MAX_ARGUMENT_NODES');
+    expect(runs).toBe(0);
+  });
+
+  it('counts RunToolStream\'s arguments on the wire before decoding', async () => {
+    const err = await failure(
+      new Promise((resolve, reject) => {
+        const stream = stack.client.raw.runToolStream({ run: overNodes });
+        stream.on('data', () => undefined);
+        stream.on('error', reject);
+        stream.on('end', resolve);
+      }),
+    );
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(err.details).toContain('(counted 10001 before stopping)');
+    expect(runs).toBe(0);
+  });
+
   it('refuses too many bytes with the size found', async () => {
     const small = await startLocalStack(tools, { warmCoreTools: false, maxArgumentBytes: 100_000 });
     try {

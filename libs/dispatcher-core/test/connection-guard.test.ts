@@ -5,11 +5,15 @@
  * and in total; every refusal is counted, and the bytes held return to 0.
  */
 import { status } from '@grpc/grpc-js';
+import { Authenticator, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
-import { GRPC_ERROR_TRAILER } from '@toolhub/contracts';
+import { GRPC_ERROR_TRAILER, RunToolRequest, RunToolStreamRequest, StartRunRequest } from '@toolhub/contracts';
 import { waitFor } from '@toolhub/test-harness';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, constants } from 'node:http2';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
 
@@ -79,6 +83,11 @@ describe('the gRPC edge before authentication', () => {
     return s;
   };
   const counters = () => running.dispatcher.edgeCounters;
+  /** Ends the earlier tests' connections (the per-peer cap is 3). */
+  const closeAll = async () => {
+    for (const s of sessions.splice(0)) s.destroy();
+    await waitFor(() => counters().connections === 0);
+  };
 
   it('resets a request that stops arriving, and releases its bytes', async () => {
     const before = counters().refused.stream_idle;
@@ -127,6 +136,43 @@ describe('the gRPC edge before authentication', () => {
     await waitFor(() => counters().inFlightBytes === 0);
   });
 
+  it('refuses a message declared over the message limit from its header, before its body', async () => {
+    await closeAll();
+    const before = counters().refused.message_size;
+    const s = open();
+    // 5 MiB: over the 4 MiB limit, under what grpc-js refuses itself (2x + 64 KiB); no body sent at all.
+    const res = await outcome(partialRunTool(s, 5 * MiB, 0));
+    expect(res).toMatchObject({ grpcStatus: String(status.INVALID_ARGUMENT), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('request is 5242880 bytes; the limit is 4194304 bytes');
+    expect(counters().refused.message_size).toBe(before + 1);
+    s.close();
+  });
+
+  const props: Record<string, unknown> = {};
+  for (let i = 0; i < 20_000; i++) props[`unknown_${String(i).padStart(6, '0')}`] = 'x';
+  const run: RunToolRequest = { provider: 'local', name: 'time_now', arguments: props, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
+  it.each([
+    ['RunTool', RunToolRequest.encode(run).finish()],
+    ['RunToolStream', RunToolStreamRequest.encode({ run }).finish()],
+    ['StartRun', StartRunRequest.encode({ call: run }).finish()],
+  ])('refuses %s arguments past their limits from the part that arrived, before the rest comes', async (method, body) => {
+    await closeAll();
+    const before = counters().refused.request_content;
+    const s = open();
+    const stream = s.request({ ':method': 'POST', ':path': `/toolhub.v1.ToolHub/${method}`, 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.write(frameHeader(body.length));
+    // ~440 KB in all; the first 300 KB hold the 10,001st property. The rest is never sent.
+    stream.write(body.subarray(0, 300 * 1024));
+    const res = await outcome(stream);
+    expect(res).toMatchObject({ grpcStatus: String(status.INVALID_ARGUMENT), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('more than 10000 properties and array items in all (counted 10001 before stopping)');
+    expect(res.message).toContain('TOOLHUB_MAX_ARGUMENT_NODES');
+    expect(counters().refused.request_content).toBe(before + 1);
+    await waitFor(() => counters().inFlightBytes === 0);
+    s.close();
+  });
+
   it('closes connections past the per-peer cap, and past the total cap', async () => {
     for (const s of sessions.splice(0)) s.destroy();
     await waitFor(() => counters().connections === 0);
@@ -152,5 +198,89 @@ describe('the gRPC edge before authentication', () => {
     expect(counters().refused.connections_total).toBe(totalBefore + 1);
     await waitFor(() => closed === 1);
     expect(counters().connections).toBe(8);
+  });
+});
+
+describe('the gRPC edge with API keys: a call without credentials is refused from its headers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'guard-auth-'));
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+  let authenticator: Authenticator;
+  let session: ClientHttp2Session;
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ name: 'agent', sha256: hashApiKey('guard-test-key-0123456789'), roles: ['agent'] }] }));
+    authenticator = Authenticator.create({ apiKeysPath: join(dir, 'keys.json') });
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, { dispatcher: { warmCoreTools: false, maxMessageBytes: 4 * MiB }, grpc: { port: 0, authenticator } });
+    session = connect(`http://${running.grpc.address}`);
+    session.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    session.destroy();
+    await running.close(100);
+    await bus.close();
+    authenticator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers UNAUTHENTICATED before reading the body, and buffers none of it', async () => {
+    const before = running.dispatcher.edgeCounters.refused.unauthenticated;
+    // Declares 4 MiB - 16 and sends 1 MiB of it, then nothing: without the header check this would
+    // be held until the stall timeout (10 s).
+    const res = await outcome(partialRunTool(session, 4 * MiB - 16, MiB));
+    expect(res).toMatchObject({ grpcStatus: String(status.UNAUTHENTICATED), trailer: true, rst: constants.NGHTTP2_NO_ERROR });
+    expect(res.message).toContain('Credentials required');
+    expect(running.dispatcher.edgeCounters.refused.unauthenticated).toBe(before + 1);
+    expect(running.dispatcher.edgeCounters.inFlightBytes).toBe(0);
+  });
+
+  it('lets a call with a credential through to the edge (a wrong key gets the edge\'s answer), and health needs none', async () => {
+    const stream = session.request({ ':method': 'POST', ':path': '/toolhub.v1.ToolHub/ListProviders', 'content-type': 'application/grpc', te: 'trailers', authorization: 'Bearer wrong-key-0123456789' });
+    stream.on('error', () => undefined);
+    stream.end(frameHeader(0));
+    const res = await outcome(stream);
+    expect(res.grpcStatus).toBe(String(status.UNAUTHENTICATED));
+    expect(res.message).not.toContain('Credentials required');
+    const health = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    health.on('error', () => undefined);
+    health.end(frameHeader(0));
+    expect((await outcome(health)).grpcStatus).toBe(String(status.OK));
+  });
+});
+
+describe('the gRPC edge closes idle connections itself', () => {
+  let bus: InProcessBus;
+  let running: RunningDispatcher;
+
+  beforeAll(async () => {
+    bus = new InProcessBus();
+    running = await startDispatcher(bus, { dispatcher: { warmCoreTools: false }, grpc: { port: 0, connectionLimits: { connectionIdleMs: 300, streamIdleMs: 5000 } } });
+  });
+  afterAll(async () => {
+    await running.close(100);
+    await bus.close();
+  });
+
+  it('sends GOAWAY to a connection without calls for connectionIdleMs, not to one with a call open', async () => {
+    const idle = connect(`http://${running.grpc.address}`);
+    idle.on('error', () => undefined);
+    const goaway = new Promise((res) => idle.once('goaway', res));
+    const health = idle.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    health.on('error', () => undefined);
+    health.end(frameHeader(0));
+    expect((await outcome(health)).grpcStatus).toBe(String(status.OK));
+    // A second connection keeps a request open (sending a byte at a time, so it is not stalled).
+    const busy = connect(`http://${running.grpc.address}`);
+    busy.on('error', () => undefined);
+    let busyGoaway = false;
+    busy.on('goaway', () => (busyGoaway = true));
+    const open = partialRunTool(busy, 1000, 1);
+    const drip = setInterval(() => open.write(Buffer.alloc(1, 1)), 200);
+    await goaway;
+    expect(busyGoaway).toBe(false);
+    clearInterval(drip);
+    idle.destroy();
+    busy.destroy();
   });
 });

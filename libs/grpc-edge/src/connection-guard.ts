@@ -14,15 +14,22 @@
  * - a request that stops arriving midway: reset after `streamIdleMs` without data.
  *
  * - a connection whose requests passed the budget 8 times without completing one in between is
- *   closed (the rest of its uploads would only be read off the socket and discarded).
+ *   closed (the rest of its uploads would only be read off the socket and discarded);
+ * - a request message declared over `maxMessageBytes` (gRPC frame header) is answered
+ *   INVALID_ARGUMENT before its body is read, and one whose content the caller's
+ *   {@link RequestInspection} refuses midway (e.g. arguments past their limits, counted on the wire)
+ *   as soon as it is refused: grpc-js would otherwise receive and concatenate it whole first.
  *
  * Every refusal is counted by reason ({@link EdgeCounters}) for the metrics.
  */
-import type { ChannelOptions, Server } from '@grpc/grpc-js';
-import { ErrorInfo, GRPC_ERROR_TRAILER, ToolHubError } from '@toolhub/contracts';
-import { constants as http2constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import { type ChannelOptions, Server as GrpcServer, type Server } from '@grpc/grpc-js';
+import { ToolHubError } from '@toolhub/contracts';
+import { constants as http2constants, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
+
+import { messageTooLargeError } from './grpc-edge';
+import { answerRefused } from './stream-shed';
 
 /** Limits of one API port's connections (env TOOLHUB_GRPC_*). */
 export interface ConnectionLimits {
@@ -44,7 +51,7 @@ export interface ConnectionLimits {
   maxInFlightBytesPerConnection: number;
   /** A request whose bytes stop arriving this long before it is complete is reset. */
   streamIdleMs: number;
-  /** A connection without calls this long is closed (GOAWAY). */
+  /** A connection without calls this long is closed (GOAWAY; checked about once a second). */
   connectionIdleMs: number;
 }
 
@@ -60,7 +67,7 @@ export const DEFAULT_CONNECTION_LIMITS: Readonly<Omit<ConnectionLimits, 'maxMess
 
 /** Refusals by reason, read by the metrics (toolhub_grpc_refused_total{reason}). */
 export class EdgeCounters {
-  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0, connections_over_budget: 0 };
+  readonly refused = { connections_total: 0, connections_per_peer: 0, in_flight_bytes: 0, stream_idle: 0, connections_over_budget: 0, message_size: 0, request_content: 0, unauthenticated: 0 };
   /** Connections open now. */
   connections = 0;
   /** Bytes of requests still arriving now. */
@@ -111,24 +118,62 @@ export function connectionLimitsFromConfig(c: {
   };
 }
 
+let guardProbe: boolean | undefined;
+
+/**
+ * Whether {@link guardConnections} can reach this grpc-js version's HTTP/2 servers (probed once on
+ * an unbound server): then the guard closes idle connections itself, and grpc-js is not asked to
+ * (its idle tracking adds a once('close') listener, a Map lookup and a trace string to every call).
+ */
+export function connectionGuardAvailable(): boolean {
+  if (guardProbe === undefined) {
+    const probe = new GrpcServer({ 'grpc.enable_channelz': 0 });
+    guardProbe = (probe as unknown as { http2Servers?: unknown }).http2Servers instanceof Map;
+    probe.forceShutdown();
+  }
+  return guardProbe;
+}
+
 /** The grpc-js server options for what grpc-js enforces itself. */
 export function connectionLimitOptions(limits: ConnectionLimits): ChannelOptions {
   return {
+    // Idle connections: closed by guardConnections' sweep when it can be installed, else by grpc-js.
+    ...(connectionGuardAvailable() ? {} : { 'grpc.max_connection_idle_ms': limits.connectionIdleMs }),
     // A message declared over twice the limit (+64 KiB for the request's other fields) is refused by
     // grpc-js from its frame header, never buffered (bench/attacks: 200 streams declaring 15 MiB end
     // at once); up to that our decoder answers with the clearer INVALID_ARGUMENT and ToolHub's error
     // trailer, and the in-flight budgets of guardConnections bound the memory meanwhile.
     'grpc.max_receive_message_length': Math.min(2 * limits.maxMessageBytes + 64 * 1024, 64 * 1024 * 1024),
     'grpc.max_concurrent_streams': limits.maxStreamsPerConnection,
-    'grpc.max_connection_idle_ms': limits.connectionIdleMs,
   };
 }
+
+/** Reads a request message's body as it arrives; an error refuses the call at once (the rest is not read). */
+export interface RequestInspector {
+  push(buf: Uint8Array, start: number, end: number): Error | undefined;
+}
+
+/**
+ * Asked for each call's first request message (uncompressed, declared at least
+ * {@link INSPECT_FROM_BYTES}) with its path and declared length: an inspector to read its body as it
+ * arrives, or undefined. Smaller messages are left to the request decoder (cheaper than a second
+ * pass per ordinary call).
+ */
+export type RequestInspection = (path: string, declaredBytes: number) => RequestInspector | undefined;
+
+/** Messages at least this large are inspected as they arrive (see {@link RequestInspection}). */
+export const INSPECT_FROM_BYTES = 64 * 1024;
 
 interface SessionState {
   inFlight: number;
   /** Requests of this connection stopped over the budget. */
   overBudget: number;
+  /** Calls open now, and since when there has been none (for the idle-connection sweep). */
+  active: number;
+  idleSince: number;
   close(): void;
+  /** Graceful close (GOAWAY) of an idle connection. */
+  closeIdle(): void;
 }
 
 /**
@@ -143,7 +188,7 @@ const OVER_BUDGET_CLOSE = 8;
  * Applies the limits grpc-js cannot enforce to `server`'s HTTP/2 servers (call after binding).
  * @returns false when grpc-js's internals were not found (then only {@link connectionLimitOptions} apply).
  */
-export function guardConnections(server: Server, limits: ConnectionLimits, counters: EdgeCounters): boolean {
+export function guardConnections(server: Server, limits: ConnectionLimits, counters: EdgeCounters, inspect?: RequestInspection): boolean {
   const servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
   if (!(servers instanceof Map) || servers.size === 0) return false;
   const perPeer = new Map<string, number>();
@@ -151,10 +196,13 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
   // Requests still arriving, by when their last bytes came: one sweep for all of them (a timer per
   // stream cost ~10 µs of every call).
   const arriving: Arriving = new Map();
+  // Open connections, for the idle sweep (grpc-js is not asked to track idleness: see connectionGuardAvailable).
+  const live = new Set<SessionState>();
   const sweep = setInterval(
     () => {
       const now = Date.now();
       for (const [stop, last] of arriving) if (now - last >= limits.streamIdleMs) stop();
+      for (const s of live) if (s.active === 0 && now - s.idleSince >= limits.connectionIdleMs) s.closeIdle();
     },
     Math.max(50, Math.min(1000, Math.floor(limits.streamIdleMs / 4))),
   );
@@ -182,20 +230,29 @@ export function guardConnections(server: Server, limits: ConnectionLimits, count
         else perPeer.set(peer, left);
       });
     });
-    h2.on('session', (session: Http2Session) =>
-      sessions.set(session, {
+    h2.on('session', (session: Http2Session) => {
+      const state: SessionState = {
         inFlight: 0,
         overBudget: 0,
+        active: 0,
+        idleSince: Date.now(),
         close: () => {
           if (session.destroyed) return;
           counters.refused.connections_over_budget++;
           session.destroy();
         },
-      }),
-    );
-    h2.on('stream', (stream: ServerHttp2Stream) => {
+        closeIdle: () => {
+          live.delete(state);
+          if (!session.closed && !session.destroyed) session.close();
+        },
+      };
+      sessions.set(session, state);
+      live.add(state);
+      session.once('close', () => live.delete(state));
+    });
+    h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
       const state = sessions.get(stream.session!);
-      if (state) watchStream(stream, state, limits, counters, arriving);
+      if (state) watchStream(stream, String(headers[':path'] ?? ''), state, { limits, counters, arriving, inspect });
     });
   }
   return true;
@@ -211,25 +268,37 @@ function refusal(reason: 'in_flight_bytes' | 'stream_idle', limits: ConnectionLi
   return new ToolHubError('rate_limited', message, { retryable: true, retryAfterMs: 1000 });
 }
 
+/** Stop functions of requests still arriving, with the time their last bytes came. */
+type Arriving = Map<() => void, number>;
+
+interface Watch {
+  limits: ConnectionLimits;
+  counters: EdgeCounters;
+  arriving: Arriving;
+  inspect: RequestInspection | undefined;
+}
+
+type StopReason = 'in_flight_bytes' | 'stream_idle' | 'message_size' | 'request_content';
+
 /**
  * Counts a request's bytes until its message is complete (from the gRPC frame header's length),
  * resetting the stream past a budget or when it stalls. grpc-js's own listener reads the same
  * chunks (adding ours does not change the stream's flow).
  */
-/** Stop functions of requests still arriving, with the time their last bytes came. */
-type Arriving = Map<() => void, number>;
-
-function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: ConnectionLimits, counters: EdgeCounters, arriving: Arriving): void {
+function watchStream(stream: ServerHttp2Stream, path: string, session: SessionState, { limits, counters, arriving, inspect }: Watch): void {
   let held = 0; // bytes of the message in progress counted in the budgets
   let headerBytes = 0; // of the 5-byte frame header being read
   let declared = 0;
+  let compressed = false;
   let remaining = -1; // body bytes still expected of the current message; -1 = reading a header
+  let messages = 0;
+  let inspector: RequestInspector | undefined;
   const release = (): void => {
     counters.inFlightBytes -= held;
     session.inFlight -= held;
     held = 0;
   };
-  const stop = (reason: 'in_flight_bytes' | 'stream_idle'): void => {
+  const stop = (reason: StopReason, err?: Error): void => {
     counters.refused[reason]++;
     finish();
     if (reason === 'in_flight_bytes' && ++session.overBudget >= OVER_BUDGET_CLOSE) {
@@ -239,26 +308,9 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
     if (stream.destroyed) return;
     // Answered like any ToolHub error (status, message and the ErrorInfo trailer, as a trailers-only
     // response), then the rest of the upload is refused (RST_STREAM NO_ERROR: "stop sending").
-    if (!stream.headersSent) {
-      const e = refusal(reason, limits);
-      try {
-        stream.respond(
-          {
-            ':status': 200,
-            'content-type': 'application/grpc',
-            'grpc-status': String(e.grpcStatus),
-            'grpc-message': encodeURIComponent(e.message),
-            [GRPC_ERROR_TRAILER]: Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()).toString('base64'),
-          },
-          { endStream: true },
-        );
-        stream.close(http2constants.NGHTTP2_NO_ERROR);
-        return;
-      } catch {
-        // grpc-js answered meanwhile: fall through to the reset.
-      }
+    if (!answerRefused(stream, err ?? refusal(reason === 'stream_idle' ? 'stream_idle' : 'in_flight_bytes', limits)) && !stream.destroyed) {
+      stream.close(http2constants.NGHTTP2_ENHANCE_YOUR_CALM);
     }
-    stream.close(http2constants.NGHTTP2_ENHANCE_YOUR_CALM);
   };
   const stalled = (): void => stop('stream_idle');
   const finish = (): void => {
@@ -270,9 +322,10 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
     let offset = 0;
     while (offset < chunk.length) {
       if (remaining < 0) {
-        // Bytes 1-4 of the header are the message length (big-endian); byte 0 is the compression flag.
+        // Byte 0 of the header is the compression flag, bytes 1-4 the message length (big-endian).
         while (headerBytes < 5 && offset < chunk.length) {
-          if (headerBytes >= 1) declared = declared * 256 + chunk[offset]!;
+          if (headerBytes === 0) compressed = chunk[offset] !== 0;
+          else declared = declared * 256 + chunk[offset]!;
           headerBytes++;
           offset++;
         }
@@ -280,8 +333,14 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
         remaining = declared;
         headerBytes = 0;
         declared = 0;
+        if (!compressed && remaining > limits.maxMessageBytes) return stop('message_size', messageTooLargeError(path, remaining, limits.maxMessageBytes));
+        inspector = messages++ === 0 && !compressed && remaining >= INSPECT_FROM_BYTES && inspect ? inspect(path, remaining) : undefined;
       }
       const take = Math.min(remaining, chunk.length - offset);
+      if (inspector) {
+        const refused = inspector.push(chunk, offset, offset + take);
+        if (refused) return stop('request_content', refused);
+      }
       remaining -= take;
       offset += take;
       held += take;
@@ -294,6 +353,7 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
         release();
         session.overBudget = 0;
         remaining = -1;
+        inspector = undefined;
       }
     }
     if (remaining < 0 && headerBytes === 0) arriving.delete(stalled);
@@ -302,6 +362,11 @@ function watchStream(stream: ServerHttp2Stream, session: SessionState, limits: C
   stream.on('data', onData);
   // A stream that opened and sends nothing is a request that stopped arriving too.
   arriving.set(stalled, Date.now());
-  stream.once('end', () => arriving.delete(stalled));
-  stream.once('close', finish);
+  // Each is emitted once per stream: plain listeners, without once()'s wrapper per call.
+  session.active++;
+  stream.on('end', () => arriving.delete(stalled));
+  stream.on('close', () => {
+    finish();
+    if (--session.active === 0) session.idleSince = Date.now();
+  });
 }

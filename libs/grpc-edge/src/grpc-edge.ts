@@ -94,14 +94,7 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
         // Shed before anything per call (decoding, authentication): the answer is the same for every caller.
         const refused = options.refuseEarly?.(method);
         if (refused) return { [DECODE_ERROR]: refused };
-        if (buf.length > maxMessageBytes) {
-          return {
-            [DECODE_ERROR]: ToolHubError.invalidArgument(
-              `The ${def.path} request is ${buf.length} bytes; the limit is ${maxMessageBytes} bytes . Send smaller arguments, e.g. pass a file path instead of file contents.`,
-              [{ field: '/', message: 'message too large', expected: `at most ${maxMessageBytes} bytes` }],
-            ),
-          };
-        }
+        if (buf.length > maxMessageBytes) return { [DECODE_ERROR]: messageTooLargeError(def.path, buf.length, maxMessageBytes) };
         const rejected = options.precheck?.(method, buf);
         if (rejected) return { [DECODE_ERROR]: rejected };
         try {
@@ -120,6 +113,14 @@ export function guardedServiceDefinition<S extends Record<string, MethodDefiniti
     };
   }
   return guarded as S;
+}
+
+/** The INVALID_ARGUMENT for a request message over the limit (the decoder's and the connection guard's, from the declared length). */
+export function messageTooLargeError(path: string, bytes: number, maxMessageBytes: number): ToolHubError {
+  return ToolHubError.invalidArgument(
+    `The ${path.replace(/^\//, '')} request is ${bytes} bytes; the limit is ${maxMessageBytes} bytes. Send smaller arguments, e.g. pass a file path instead of file contents.`,
+    [{ field: '/', message: 'message too large', expected: `at most ${maxMessageBytes} bytes` }],
+  );
 }
 
 /** The status message of a ToolHub error: its message, with its suggestions when it does not name them. */

@@ -13,8 +13,11 @@ import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER } from '@toolhub/contracts'
 import { statusDetails } from './grpc-edge';
 import { constants, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 
-/** Decides, from the request path alone, whether a call is refused now; undefined lets it through. */
-export type StreamRefusal = (path: string) => Error | undefined;
+/**
+ * Decides, from the request's path and headers (HTTP/2 stream, before any of its body is read),
+ * whether a call is refused now; undefined lets it through.
+ */
+export type StreamRefusal = (path: string, headers: IncomingHttpHeaders, stream: ServerHttp2Stream) => Error | undefined;
 
 type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
 
@@ -34,8 +37,11 @@ export function shedBeforeGrpc(server: Server, refuse: StreamRefusal): number {
     h2.removeAllListeners('stream');
     h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
       const path = headers[':path'];
-      const refused = typeof path === 'string' ? refuse(path) : undefined;
-      if (refused) return answerRefused(stream, refused);
+      const refused = typeof path === 'string' ? refuse(path, headers, stream) : undefined;
+      if (refused) {
+        answerRefused(stream, refused);
+        return;
+      }
       for (const listener of inner) listener.call(h2, stream, headers, flags, rawHeaders);
     });
     installed++;
@@ -46,20 +52,27 @@ export function shedBeforeGrpc(server: Server, refuse: StreamRefusal): number {
 /**
  * A trailers-only response carrying the same status, message and ToolHub error trailer the
  * grpc-js path gives (see toGrpcError), then RST_STREAM(NO_ERROR): the request body is not needed.
+ * @returns false when the stream was gone or already answered (then the caller resets it).
  */
-function answerRefused(stream: ServerHttp2Stream, err: Error): void {
+export function answerRefused(stream: ServerHttp2Stream, err: Error): boolean {
   const e = boundedError(err);
   stream.on('error', () => undefined); // the client may already be gone; nothing to do about it
-  if (stream.destroyed || stream.closed) return;
-  stream.respond(
-    {
-      [constants.HTTP2_HEADER_STATUS]: 200,
-      [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
-      'grpc-status': String(e.grpcStatus),
-      'grpc-message': encodeURI(statusDetails(e)),
-      [GRPC_ERROR_TRAILER]: Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()).toString('base64'),
-    },
-    { endStream: true, waitForTrailers: false },
-  );
+  if (stream.destroyed || stream.closed || stream.headersSent) return false;
+  try {
+    stream.respond(
+      {
+        [constants.HTTP2_HEADER_STATUS]: 200,
+        [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+        'grpc-status': String(e.grpcStatus),
+        // As grpc-js encodes it (its client decodes with decodeURI).
+        'grpc-message': encodeURI(statusDetails(e)),
+        [GRPC_ERROR_TRAILER]: Buffer.from(ErrorInfo.encode(e.toErrorInfo()).finish()).toString('base64'),
+      },
+      { endStream: true, waitForTrailers: false },
+    );
+  } catch {
+    return false; // answered meanwhile
+  }
   stream.close(constants.NGHTTP2_NO_ERROR);
+  return true;
 }

@@ -7,9 +7,11 @@
  */
 import { ErrorCode, type ToolCalled } from '@toolhub/contracts';
 import type { Dispatcher } from '@toolhub/dispatcher-core';
+import type { EdgeCounters } from '@toolhub/grpc-edge';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 import { registerAsyncRunMetrics } from './async-run-metrics';
+import { registerEdgeMetrics } from './edge-metrics';
 
 /** Latency buckets in seconds: from a cached local tool (sub-ms) to the longest run timeout. */
 export const RUN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -31,7 +33,12 @@ function codeName(code: ErrorCode): string {
 }
 
 /** Registers the dispatcher's metrics on `registry` and starts recording RunTool calls. */
-export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispatcher): void {
+/**
+ * Registers the dispatcher's metrics on `registry`. `otherEdges`: connection-guard counters of other
+ * gRPC ports of the same process (the one-process app's registry admin API), added into the
+ * toolhub_grpc_* series.
+ */
+export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispatcher, otherEdges: readonly EdgeCounters[] = []): void {
   const registers = [registry];
   const runs = new Histogram({
     name: 'toolhub_runtool_duration_seconds',
@@ -120,33 +127,7 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
       this.inc({ kind: 'heartbeat' }, dispatcher.providers.binding.refused.heartbeat);
     },
   });
-  const edge = dispatcher.edgeCounters;
-  new Counter({
-    name: 'toolhub_grpc_refused_total',
-    help: 'gRPC API refusals before a call is decoded, by reason: connections_total / connections_per_peer (connection closed at once), in_flight_bytes (request bytes still arriving over the budget: call answered RESOURCE_EXHAUSTED), stream_idle (a request stopped arriving: same), connections_over_budget (a connection closed after 8 requests over the budget)',
-    labelNames: ['reason'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [reason, n] of Object.entries(edge.refused)) this.inc({ reason }, n);
-    },
-  });
-  new Gauge({
-    name: 'toolhub_grpc_connections',
-    help: 'Open connections to the gRPC API',
-    registers,
-    collect() {
-      this.set(edge.connections);
-    },
-  });
-  new Gauge({
-    name: 'toolhub_grpc_in_flight_bytes',
-    help: 'Bytes of gRPC requests still arriving (not yet handed to a handler, so not yet authenticated)',
-    registers,
-    collect() {
-      this.set(edge.inFlightBytes);
-    },
-  });
+  registerEdgeMetrics(registry, [dispatcher.edgeCounters, ...otherEdges]);
   new Gauge({
     name: 'toolhub_provider_healthy',
     help: '1 while a provider has a healthy replica',

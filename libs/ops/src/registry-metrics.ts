@@ -1,12 +1,17 @@
 /** The registry's metrics, read at scrape time: statistics ingestion, consumer lag and state. */
 import type { Registry as RegistryCore } from '@toolhub/registry-core';
+import type { EdgeCounters } from '@toolhub/grpc-edge';
 import { Counter, Gauge, type Registry } from 'prom-client';
+
+import { registerEdgeMetrics } from './edge-metrics';
 
 type StatsStatus = Awaited<ReturnType<RegistryCore['statsStatus']>>;
 
-/** Registers the registry's metrics on `registry`. */
-export function registerRegistryMetrics(registry: Registry, core: RegistryCore): void {
+/** Registers the registry's metrics on `registry`; with `adminEdge`, also the admin port's toolhub_grpc_* metrics. */
+export function registerRegistryMetrics(registry: Registry, core: RegistryCore, adminEdge?: EdgeCounters): void {
   const registers = [registry];
+  // The admin API's connection guard (the one-process app counts it with the dispatcher's instead).
+  if (adminEdge) registerEdgeMetrics(registry, [adminEdge]);
   // One consumer-info request to JetStream per scrape, shared by the gauges below.
   let cached: { at: number; status: Promise<StatsStatus> } | undefined;
   const status = (): Promise<StatsStatus> => {

@@ -4,6 +4,7 @@
  */
 import { Server } from '@grpc/grpc-js';
 import {
+  type ArgumentLimits,
   contractDescriptorSet,
   Importance,
   type ListRegisteredToolsRequest,
@@ -16,10 +17,29 @@ import {
   type ToolInfo,
 } from '@toolhub/contracts';
 import type { Authenticator, Role } from '@toolhub/auth';
-import { addReflection, ApiHealth, type CallContext, assertSafeBind, bindServer, closeServer, connectionAgeOptions, DescriptorIndex, type EdgeAuth, guardedServiceDefinition, type ServerTlsOptions, unary } from '@toolhub/grpc-edge';
+import {
+  addReflection,
+  ApiHealth,
+  type CallContext,
+  assertSafeBind,
+  bindServer,
+  closeServer,
+  connectionAgeOptions,
+  type ConnectionLimits,
+  connectionLimitOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  DescriptorIndex,
+  EdgeCounters,
+  type EdgeAuth,
+  guardConnections,
+  guardedServiceDefinition,
+  type ServerTlsOptions,
+  unary,
+} from '@toolhub/grpc-edge';
 import type { PreloadList, ToolStatsSort } from '@toolhub/store';
 import { HealthImplementation } from 'grpc-health-check';
 
+import { adminJsonPrecheck, checkOverlaysContent, DEFAULT_ADMIN_JSON_LIMITS } from './admin-json-limits';
 import { audited, changedByOf, failureAuditor, toWireAudit } from './audit';
 import { toWireLearning, toWireStats } from './convert';
 import { previewPreloadSet } from './preload-preview';
@@ -49,6 +69,12 @@ export interface AdminServerOptions {
   ready?: () => boolean;
   /** Connections end after this age (see connectionAgeOptions). @default 0: never */
   maxConnectionAgeMs?: number;
+  /** Connection, stream and in-flight byte limits, as on the dispatcher's port (see @toolhub/grpc-edge connection-guard). @default DEFAULT_CONNECTION_LIMITS */
+  connectionLimits?: Partial<Omit<ConnectionLimits, 'maxMessageBytes'>>;
+  /** Where the connection guard counts its refusals (for metrics). @default a private counter */
+  edgeCounters?: EdgeCounters;
+  /** Limits on the JSON of one request (schemas and examples, overlays files), checked before parsing. @default DEFAULT_ADMIN_JSON_LIMITS */
+  jsonLimits?: ArgumentLimits;
 }
 
 /** Admin RPCs change or reveal the whole catalog and its statistics: operators and admins only. */
@@ -96,7 +122,10 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   const auth: EdgeAuth | undefined = options.authenticator ? { authenticator: options.authenticator, roles: ADMIN_ROLES } : undefined;
   const onAuditError = options.onAuditError ?? (() => undefined);
   const store = registry.store;
-  const server = new Server({ 'grpc.max_receive_message_length': Math.min(max * 4, 64 * 1024 * 1024), ...connectionAgeOptions(options.maxConnectionAgeMs) });
+  const connectionLimits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, maxMessageBytes: max };
+  const jsonLimits = options.jsonLimits ?? DEFAULT_ADMIN_JSON_LIMITS;
+  // Memory and connections before authentication bounded as on the agent API (connection-guard.ts).
+  const server = new Server({ ...connectionLimitOptions(connectionLimits), 'grpc.enable_channelz': 0, ...connectionAgeOptions(options.maxConnectionAgeMs) });
   const m = (name: string) => `${SERVICE}/${name}`;
   // Refused (no or wrong credentials) and failed calls leave an audit entry with the reason (rate-limited).
   const onFailure = failureAuditor(store, { log: options.log, onAuditError });
@@ -111,7 +140,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
       onAuditError,
     );
   };
-  server.addService(guardedServiceDefinition(RegistryAdminService, max), {
+  server.addService(guardedServiceDefinition(RegistryAdminService, max, { precheck: adminJsonPrecheck(jsonLimits) }), {
     registerTool: rpc('RegisterTool', async (req: { tool?: ToolInfo }, call) => {
       const tool = requireTool(req.tool);
       return { tool: (await audited(store, call, { action: 'RegisterTool', target: `${tool.provider}:${tool.name}`, before: async () => undefined, run: () => registry.registerTool(tool), after: (t) => t.tool }, onAuditError)).tool };
@@ -155,6 +184,7 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
     getCatalogStatus: rpc('GetCatalogStatus', async (req: { provider: string }) => ({ providers: registry.catalogStatus(req.provider), search: registry.searchStatus() })),
     suggestPreload: rpc('SuggestPreload', async (req: { limit: number }) => registry.suggestPreload(req.limit)),
     importOverlays: rpc('ImportOverlays', async (req: { content: string; format: string; changedBy: string; dryRun: boolean }, call) => {
+      checkOverlaysContent(req.content, req.format, jsonLimits);
       const by = changedByOf(call, req.changedBy);
       const r = req.dryRun
         ? await registry.importOverlays(req.content, req.format, by, true)
@@ -177,6 +207,9 @@ export async function startAdminServer(registry: Registry, options: AdminServerO
   index.addServiceNames(SERVICE, 'grpc.health.v1.Health');
   addReflection(server, index);
   const port = await bindServer(server, host, options.port ?? 50052, options.tls);
+  if (!guardConnections(server, connectionLimits, options.edgeCounters ?? new EdgeCounters())) {
+    options.log?.warn({}, 'gRPC connection guard not installed on the registry admin API (grpc-js internals changed): only grpc-js limits apply; put a proxy with connection limits in front (README "Limits")');
+  }
   const apiHealth = new ApiHealth(health, [SERVICE], options.ready ?? (() => true));
   let closed: Promise<void> | undefined;
   return {

@@ -6,6 +6,7 @@ export { Registry, type RegistryOptions } from './registry';
 export { searchConfigFields, searchBannerLine, searchOptions, type SearchConfig } from './search-setup';
 export { DEFAULT_STATS_FLUSH_MS, statsConfigFields } from './stats-setup';
 export { startAdminServer, type AdminServerOptions, type RunningAdminServer } from './admin-server';
+export { adminJsonLimitConfigFields, adminJsonLimitError, adminJsonLimitsFromConfig, checkOverlaysContent, DEFAULT_ADMIN_JSON_LIMITS } from './admin-json-limits';
 // Moved to agent-kit (shared with the dispatcher); re-exported for existing importers.
 export { buildPreloadSet, compactTool, keyParameters } from '@toolhub/agent-kit';
 export { suggestPreload, preloadScore } from './suggest';
