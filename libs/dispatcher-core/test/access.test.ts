@@ -3,7 +3,7 @@
  * sees the principals and grants (never a key hash), and a `view_as` that names nobody is refused
  * with the principals it could have named.
  */
-import { Metadata, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { Authenticator, Grants, hashApiKey } from '@toolhub/auth';
 import { InProcessBus } from '@toolhub/bus';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
-import { connectClient, failure, type TestClient } from './support/grpc-client';
+import { connectClient, failure, type TestClient, withApiKey } from './support/grpc-client';
 
 const AGENT = 'agent-key-0123456789abcdef';
 const OPS = 'ops-key-0123456789abcdef';
@@ -23,11 +23,7 @@ describe('access for operators', () => {
   let authenticator: Authenticator;
   let grants: Grants;
   let client: TestClient;
-  const as = (key: string) => {
-    const m = new Metadata();
-    m.set('x-api-key', key);
-    return m;
-  };
+  const as = withApiKey;
 
   beforeAll(async () => {
     writeFileSync(

@@ -4,7 +4,7 @@
  * principal and in total. One worker and a tool that holds each call until the test releases it,
  * so which runs are queued is known, never guessed from time.
  */
-import { Metadata, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { Authenticator, hashApiKey } from '@toolhub/auth';
 import { type AdapterService, serveAdapter, staticCatalog, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
@@ -15,15 +15,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { type RunningDispatcher, startDispatcher } from '../src';
-import { connectClient, failure, type TestClient } from './support/grpc-client';
+import { connectClient, failure, type TestClient, withApiKey } from './support/grpc-client';
 
 const ALICE = 'alice-key-0123456789abcdef';
 const BOB = 'bob-key-0123456789abcdef01';
-const as = (key: string) => {
-  const m = new Metadata();
-  m.set('x-api-key', key);
-  return m;
-};
+const as = withApiKey;
 
 /** Calls the tool holds (label → release), and the deadline each call was given. */
 const held = new Map<string, () => void>();

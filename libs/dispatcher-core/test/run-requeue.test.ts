@@ -5,8 +5,8 @@
  */
 import { InProcessBus } from '@toolhub/bus';
 import { runOwnerSubject } from '@toolhub/contracts';
-import type { RunRecord } from '@toolhub/run-store';
 import { openEmbeddedRunStore } from '@toolhub/run-store/embedded';
+import { runRecord } from '@toolhub/run-store/testing';
 import { scratchDir } from '@toolhub/test-harness';
 import { join } from 'node:path';
 
@@ -14,46 +14,15 @@ import { RunExecutor } from '../src/runs/run-executor';
 import { requeueStale } from '../src/runs/run-requeue';
 import { RunUpdates } from '../src/runs/run-updates';
 
-const record = (id: string, over: Partial<RunRecord>): RunRecord => ({
-  id,
-  principalId: 'key:alice',
-  principalRoles: ['agent'],
-  principalMethod: 'api_key',
-  caller: '',
-  provider: 'local',
-  name: 'sleep',
-  argumentsJson: '{}',
-  argumentsHash: 'h',
-  timeoutMs: 0,
-  idempotencyKey: '',
-  expectedVersion: '',
-  searchId: '',
-  retrySafe: false,
-  state: 'queued',
-  attempts: 0,
-  rev: 0,
-  queuedUnixMs: 0,
-  startedUnixMs: 0,
-  finishedUnixMs: 0,
-  expiresUnixMs: 0,
-  owner: '',
-  cancelRequested: false,
-  cancelReason: '',
-  result: '',
-  error: '',
-  progress: null,
-  logs: [],
-  ...over,
-});
 
 describe('runs left queued', () => {
   it('are queued again when queued longer than the bound, once per bound; others are left alone', async () => {
     const store = await openEmbeddedRunStore({ dir: join(scratchDir('run-requeue'), 'runs') });
     const now = 1_000_000;
-    await store.create(record('run_a', { queuedUnixMs: now - 90_000 })); // lost: queued long ago
-    await store.create(record('run_b', { queuedUnixMs: now - 1_000 })); // queued just now
-    await store.create(record('run_c', { queuedUnixMs: now - 90_000, state: 'running', owner: 'x' }));
-    await store.create(record('run_d', { queuedUnixMs: now - 90_000, requeuedUnixMs: now - 5_000 })); // requeued recently
+    await store.create(runRecord('run_a', { queuedUnixMs: now - 90_000 })); // lost: queued long ago
+    await store.create(runRecord('run_b', { queuedUnixMs: now - 1_000 })); // queued just now
+    await store.create(runRecord('run_c', { queuedUnixMs: now - 90_000, state: 'running', owner: 'x' }));
+    await store.create(runRecord('run_d', { queuedUnixMs: now - 90_000, requeuedUnixMs: now - 5_000 })); // requeued recently
     const queued: string[] = [];
     const queue = { enqueue: async (id: string) => void queued.push(id) };
     expect(await requeueStale(store, queue, 60_000, 50, now)).toBe(1);
@@ -70,7 +39,7 @@ describe('runs left queued', () => {
     const bus = new InProcessBus();
     // The live worker holding the run answers its owner checks.
     const owner = await bus.serve(runOwnerSubject('worker1'), () => ({ data: new TextEncoder().encode('1'), headers: {} }));
-    await store.create(record('run_x', { state: 'running', owner: 'worker1', attempts: 1, queuedUnixMs: 1 }));
+    await store.create(runRecord('run_x', { state: 'running', owner: 'worker1', attempts: 1, queuedUnixMs: 1 }));
     const log = { info() {}, warn() {}, error() {} };
     const executor = new RunExecutor({
       store,

@@ -1,8 +1,23 @@
 /** Small shared pieces: error box, async loader hook, polling, time formatting. */
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-import { ApiError } from './api';
+import { ApiError, type Violation } from './api';
 import { useI18n } from './i18n';
+
+/** The field violations of an API error, one line each. */
+export function Violations({ violations }: { violations?: Violation[] }) {
+  if (!violations?.length) return null;
+  return (
+    <ul>
+      {violations.map((v, i) => (
+        <li key={i}>
+          <code>{v.field}</code>: {v.message}
+          {v.expected ? ` — expected ${v.expected}` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export function ErrorBox({ error }: { error: unknown }) {
   const { t } = useI18n();
@@ -15,16 +30,7 @@ export function ErrorBox({ error }: { error: unknown }) {
         {e ? ` (${e.grpcStatus})` : ''}:
       </strong>{' '}
       {error instanceof Error ? error.message : String(error)}
-      {e?.violations.length ? (
-        <ul>
-          {e.violations.map((v, i) => (
-            <li key={i}>
-              <code>{v.field}</code>: {v.message}
-              {v.expected ? ` — expected ${v.expected}` : ''}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <Violations violations={e?.violations} />
     </div>
   );
 }

@@ -108,3 +108,10 @@ export async function failure(p: Promise<unknown>): Promise<CallError> {
   }
   throw new Error('expected the call to fail, but it succeeded');
 }
+
+/** Call metadata presenting an API key (`x-api-key`). */
+export function withApiKey(key: string): Metadata {
+  const m = new Metadata();
+  m.set('x-api-key', key);
+  return m;
+}

@@ -1,39 +1,8 @@
 /** The behaviour every RunStore must have; run against the embedded file and against MongoDB. */
-import type { RunRecord, RunStore } from '../../src';
+import type { RunStore } from '../../src';
+import { runRecord as run } from '../../src/testing';
 
-export function run(id: string, over: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id,
-    principalId: 'key:alice',
-    principalRoles: ['agent'],
-    principalMethod: 'api_key',
-    caller: '',
-    provider: 'local',
-    name: 'sleep',
-    argumentsJson: '{}',
-    argumentsHash: 'h',
-    timeoutMs: 0,
-    idempotencyKey: '',
-    expectedVersion: '',
-    searchId: '',
-    retrySafe: false,
-    state: 'queued',
-    attempts: 0,
-    rev: 0,
-    queuedUnixMs: 1,
-    startedUnixMs: 0,
-    finishedUnixMs: 0,
-    expiresUnixMs: 0,
-    owner: '',
-    cancelRequested: false,
-    cancelReason: '',
-    result: '',
-    error: '',
-    progress: null,
-    logs: [],
-    ...over,
-  };
-}
+export { run };
 
 export function runStoreContract(open: () => Promise<RunStore>): void {
   let store: RunStore;

@@ -6,7 +6,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 
 import { ApiError, call, watch } from '../api';
-import { ErrorBox, when } from '../common';
+import { ErrorBox, Violations, when } from '../common';
 import { type TextKey, useI18n } from '../i18n';
 import { duration, queueWaitMs, runTimeMs } from '../run-stats';
 import type { ErrorInfo, RunInfo, RunResult, WatchRunUpdate } from '../types';
@@ -48,16 +48,7 @@ export function ErrorInfoBox({ error }: { error?: ErrorInfo }) {
   return (
     <div className="error" data-testid="run-error">
       <strong>{(error.code ?? '').replace('ERROR_CODE_', '').toLowerCase()}</strong>: {error.message}
-      {error.violations?.length ? (
-        <ul>
-          {error.violations.map((v, i) => (
-            <li key={i}>
-              <code>{v.field}</code>: {v.message}
-              {v.expected ? ` — expected ${v.expected}` : ''}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <Violations violations={error.violations} />
       {error.suggestions?.length ? <p>{error.suggestions.join(' · ')}</p> : null}
     </div>
   );
