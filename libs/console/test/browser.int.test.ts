@@ -5,18 +5,22 @@
  * with SearchTools, see a field error for a bad registration, find each change in the audit page;
  * start a slow tool as an async run and watch its progress arrive live, cancel one, see another
  * succeed with its result, and list and filter the runs.
- * Every page is checked with axe-core (no serious or critical violation) and photographed into
- * docs/console/ (the README there shows them). The page runs under the strict CSP: any CSP report in
- * the browser console fails the test.
+ * Every page is checked with axe-core (no serious or critical violation) and photographed: into a
+ * scratch folder by default, into docs/console/ (the README there shows them) when
+ * CONSOLE_SCREENSHOTS_DIR names it, so that an ordinary test run leaves the work tree clean.
+ * The page runs under the strict CSP: any CSP report in the browser console fails the test.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 
 import { agentClient, launchChromium, seriousViolations } from './support/browser';
 import { AGENT_KEY, exportGate, OPERATOR_KEY, type Stack, startStack } from './support/stack';
 
-const SHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
+const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? resolve(process.env.CONSOLE_SCREENSHOTS_DIR)
+  : join(tmpdir(), 'toolhub-console-screenshots');
 const WAIT = { timeout: 30_000 };
 /** The page's DOM as the predicates below use it (this program has no DOM types). */
 interface Dom {
