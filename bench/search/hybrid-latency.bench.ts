@@ -11,12 +11,12 @@
  *
  *   node scripts/build.mjs bench/search hybrid-latency.bench.ts && node dist/bench/search/hybrid-latency.bench.js [--tools 20000] [--queries 300]
  */
-import { SearchMode, type ToolInfo } from '@toolhub/contracts';
+import { SearchMode } from '@toolhub/contracts';
 import { type Embedder, embeddingKey, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
 import { exportedModelDir } from '@toolhub/search/testing';
 import { seededRandom } from '@toolhub/test-harness';
 
-import { loadMixedCatalog, readJsonl, strideSample, writeResult } from './data';
+import { readJsonl, scaledCatalog, strideSample, writeResult } from './data';
 import { benchEmbeddings } from './embeddings';
 import { percentiles, table } from './metrics';
 
@@ -27,21 +27,8 @@ function arg(name: string, fallback: number): number {
 
 const DIMS = 384;
 
-function catalog(count: number): ToolInfo[] {
-  const real = loadMixedCatalog(count);
-  const out = [...real];
-  for (let copy = 2; out.length < count; copy++) {
-    for (const t of real) {
-      if (out.length >= count) break;
-      const provider = `${t.provider.slice(0, 50)}x${copy}`;
-      out.push({ ...t, provider, id: `${provider}:${t.name}` });
-    }
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
-  const tools = catalog(arg('tools', 20_000));
+  const tools = scaledCatalog(arg('tools', 20_000));
   const random = seededRandom(7);
   const endpoint = await benchEmbeddings();
   try {
