@@ -3,7 +3,8 @@
  * query vector already at hand (the ranking itself: analysis, BM25, exact cosine over every tool,
  * fusion), the query-embedding call to the local all-MiniLM-L6-v2 server reported apart, and a
  * whole hybrid search on a query not seen before with the embeddings from that server vs computed
- * in process (OnnxEmbeddings on the model's ONNX export, scripts/services.sh embeddings-model).
+ * in process (OnnxEmbeddings on the model's ONNX export, scripts/services.sh embeddings-model; queries
+ * by its int8 file, the default; float vs int8, threads and session options: onnx-variants.bench.ts).
  * Tools: the 11,243 real tools of ../shared/data/catalogs, then copies under other provider names
  * up to 20,000. Tool vectors are seeded random unit vectors: the cost of exact cosine does not
  * depend on the values, and embedding 20,000 tools on this machine would take hours. Writes
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
     }
     for (const [label, key] of [
       ['hybrid search end to end, query not cached: embeddings from the local server', 'server'],
-      ['hybrid search end to end, query not cached: embeddings in process (ONNX)', 'inProcess'],
+      ['hybrid search end to end, query not cached: embeddings in process (ONNX, int8 queries by default)', 'inProcess'],
     ] as const) {
       const p = percentiles(endToEnd[key]);
       rows.push([label, endToEnd[key].length, p.p50, p.p95, p.p99, p.max]);

@@ -36,6 +36,9 @@ const VARIANTS: Record<string, Variant> = {
   'int8-1t-noarena': { queryPrecision: 'int8', threads: 1, sessionOptions: { enableCpuMemArena: false, enableMemPattern: false } },
   'int8-1t-extended': { queryPrecision: 'int8', threads: 1, sessionOptions: { graphOptimizationLevel: 'extended' } },
   'float-1t-basic': { queryPrecision: 'float', threads: 1, sessionOptions: { graphOptimizationLevel: 'basic' } },
+  // onnxruntime's pool threads spin after each op by default (CPU burnt between runs).
+  'int8-2t-nospin': { queryPrecision: 'int8', threads: 2, sessionOptions: { extra: { session: { 'intra_op.allow_spinning': '0' } } } },
+  'int8-1t-sequential': { queryPrecision: 'int8', threads: 1, sessionOptions: { executionMode: 'sequential', extra: { session: { 'intra_op.allow_spinning': '0' } } } },
 };
 
 /** Times each model run of the wrapped embedder (the search's share spent in the model). */
