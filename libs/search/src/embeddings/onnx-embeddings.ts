@@ -1,8 +1,9 @@
 /**
  * Sentence embeddings in process: an exported ONNX model (scripts/embeddings/export_onnx.py) run
  * by onnxruntime-node, with its WordPiece tokenizer in plain JavaScript. A query costs a few
- * milliseconds and no network round trip (bench/search); runs happen on onnxruntime's own threads,
- * so the event loop keeps serving while a batch of tool texts is encoded.
+ * milliseconds and no network round trip (bench/search). onnxruntime-node (1.30) runs the model
+ * synchronously on this thread (in a setImmediate), so each run holds the event loop: tool texts go
+ * in batches of `batchSize`, and a query waits for one batch at most.
  *
  * The native runtime is loaded on first use, only in processes configured with a model directory.
  */
