@@ -39,7 +39,7 @@ export function searchConfigFields() {
     embeddingsPrecision: {
       env: 'TOOLHUB_EMBEDDINGS_PRECISION',
       schema: z.enum(['int8', 'float']).optional(),
-      description: 'With TOOLHUB_EMBEDDINGS_MODEL_DIR: which export embeds queries, int8 (model.int8.onnx, the default: about twice as fast, recall within 0.005) or float (model.onnx); tool texts always use the float model',
+      description: 'With TOOLHUB_EMBEDDINGS_MODEL_DIR: which export embeds queries, int8 (model.int8.onnx, the default: about twice as fast, recall within 0.003 R@5) or float (model.onnx); tool texts always use the float model',
     },
     embeddingsModel: { env: 'TOOLHUB_EMBEDDINGS_MODEL', schema: z.string().min(1).default(DEFAULT_EMBEDDINGS_MODEL), description: 'Embeddings model name sent to the endpoint' },
     embeddingsKey: { env: 'TOOLHUB_EMBEDDINGS_KEY', schema: z.string().optional(), description: 'Bearer token of the embeddings endpoint', secret: true },
