@@ -42,7 +42,6 @@ export interface OnnxEmbeddingsOptions {
 /** The two exports of scripts/embeddings/export_onnx.py. */
 export type OnnxPrecision = 'int8' | 'float';
 
-
 interface ModelCard {
   model: string;
   dimensions: number;
