@@ -17,10 +17,11 @@
 #   embeddings  install if needed and start only the embeddings server; prints
 #            export TOOLHUB_EMBEDDINGS_URL=... (the switch for hybrid search)
 #   embeddings-python  install if needed; print the virtual environment's python
-#   embeddings-model  install if needed (plus the `onnx` package) and export all-MiniLM-L6-v2 as an
-#            ONNX model into $TOOLHUB_EMBEDDINGS_MODEL_DIR (default ~/.cache/toolhub/models/all-MiniLM-L6-v2;
-#            once per machine); prints export TOOLHUB_EMBEDDINGS_MODEL_DIR=... (hybrid search with
-#            the embeddings computed inside ToolHub: no server, a query in a few ms)
+#   embeddings-model  install if needed (plus the `onnx` and `onnxruntime` packages) and export the
+#            model as ONNX, float (model.onnx) and int8-quantised (model.int8.onnx, for queries), into
+#            $TOOLHUB_EMBEDDINGS_MODEL_DIR (default ~/.cache/toolhub/models/<model>; once per machine);
+#            prints export TOOLHUB_EMBEDDINGS_MODEL_DIR=... (hybrid search with the embeddings
+#            computed inside ToolHub: no server, a query in a few ms)
 #   reset    down, then delete the data directory
 #
 # Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default one directory per instance,
@@ -164,12 +165,13 @@ cmd_embeddings_model() {
   install_embeddings || die "the embeddings packages could not be installed (see above)"
   local here; here="$(dirname "$EMBEDDINGS_SERVER")"
   # Again when the exporter or the tuned layers are newer, or the folder holds the other model.
-  if [ ! -s "$MODEL_DIR/model.onnx" ] || [ "$here/export_onnx.py" -nt "$MODEL_DIR/model.onnx" ] ||
+  if [ ! -s "$MODEL_DIR/model.onnx" ] || [ ! -s "$MODEL_DIR/model.int8.onnx" ] || [ "$here/export_onnx.py" -nt "$MODEL_DIR/model.onnx" ] ||
     { [ "$LOCAL_MODEL" != all-MiniLM-L6-v2 ] && [ "$here/tuned/all-MiniLM-L6-v2-toolhub.safetensors" -nt "$MODEL_DIR/model.onnx" ]; } ||
     ! grep -q "\"model\": \"$LOCAL_MODEL\"" "$MODEL_DIR/toolhub-model.json" 2>/dev/null; then
-    if ! "$EMBEDDINGS_PY" -c 'import onnx' >/dev/null 2>&1; then
-      log "embeddings-model: pip install onnx into $EMBEDDINGS_VENV (once per machine)"
-      "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check 'onnx>=1.16' >&2 || die "installing the onnx package failed"
+    # onnx builds the graph; onnxruntime quantises it to int8 (model.int8.onnx) and checks that.
+    if ! "$EMBEDDINGS_PY" -c 'import onnx, onnxruntime.quantization' >/dev/null 2>&1; then
+      log "embeddings-model: pip install onnx onnxruntime into $EMBEDDINGS_VENV (once per machine)"
+      "$EMBEDDINGS_PY" -m pip install --quiet --disable-pip-version-check 'onnx>=1.16' 'onnxruntime>=1.20' >&2 || die "installing the onnx and onnxruntime packages failed"
     fi
     log "embeddings-model: exporting $LOCAL_MODEL to $MODEL_DIR"
     "$EMBEDDINGS_PY" "$here/export_onnx.py" "$MODEL_DIR" "$LOCAL_MODEL" >&2 || die "the ONNX export failed (see above)"

@@ -158,3 +158,17 @@ export function strideSample<T>(items: T[], n: number): T[] {
   if (n <= 0 || n >= items.length) return items;
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
 }
+
+/** {@link loadMixedCatalog}'s real tools, then copies under other provider names up to `count` (latency at scale). */
+export function scaledCatalog(count: number): ToolInfo[] {
+  const real = loadMixedCatalog(count);
+  const out = [...real];
+  for (let copy = 2; out.length < count; copy++) {
+    for (const t of real) {
+      if (out.length >= count) break;
+      const provider = `${t.provider.slice(0, 50)}x${copy}`;
+      out.push({ ...t, provider, id: `${provider}:${t.name}` });
+    }
+  }
+  return out;
+}

@@ -94,6 +94,20 @@ export class FileVectorStore implements VectorStore {
   }
 }
 
+/**
+ * The cache file name of the vectors an ONNX export makes: the model's name for model.onnx (the
+ * same vectors as the local server's), `<model>@int8` for model.int8.onnx.
+ */
+export function cacheNameOf(model: string, file: string): string {
+  const base = file.split('/').pop()!;
+  return base === 'model.onnx' ? model : `${model}@${base.replace(/^model\./, '').replace(/\.onnx$/, '')}`;
+}
+
+/** `store` with every model name replaced by `as` (tool vectors of one export kept apart from another's). */
+export function storeAs(store: VectorStore, as: string): VectorStore {
+  return { loadVectors: (_model, keys) => store.loadVectors(as, keys), saveVectors: (_model, vectors) => store.saveVectors(as, vectors) };
+}
+
 /** An embedder that answers from a {@link FileVectorStore} first (queries repeat across runs) and counts real calls. */
 export class CachedEmbedder implements Embedder {
   readonly model: string;
@@ -102,16 +116,19 @@ export class CachedEmbedder implements Embedder {
   texts = 0;
   ms = 0;
 
+  /** `cacheAs`: the cache file of queries and of tool texts (`background`), when not the model's name. */
   constructor(
     private readonly inner: Embedder,
     private readonly store: FileVectorStore,
+    private readonly cacheAs: { queries?: string; tools?: string } = {},
   ) {
     this.model = inner.model;
   }
 
   async embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]> {
+    const name = (options?.background ? this.cacheAs.tools : this.cacheAs.queries) ?? this.model;
     const keys = texts.map((t) => embeddingKey(this.model, t));
-    const have = await this.store.loadVectors(this.model, keys);
+    const have = await this.store.loadVectors(name, keys);
     const missing = [...new Set(texts.filter((_, i) => !have.has(keys[i]!)))];
     if (missing.length) {
       const t0 = performance.now();
@@ -122,7 +139,7 @@ export class CachedEmbedder implements Embedder {
       this.calls++;
       this.texts += missing.length;
       const fresh = new Map(missing.map((t, i) => [embeddingKey(this.model, t), got[i]!]));
-      await this.store.saveVectors(this.model, fresh);
+      await this.store.saveVectors(name, fresh);
       for (const [k, v] of fresh) have.set(k, v);
     }
     return keys.map((k) => have.get(k)!);

@@ -3,7 +3,8 @@
  * query vector already at hand (the ranking itself: analysis, BM25, exact cosine over every tool,
  * fusion), the query-embedding call to the local all-MiniLM-L6-v2 server reported apart, and a
  * whole hybrid search on a query not seen before with the embeddings from that server vs computed
- * in process (OnnxEmbeddings on the model's ONNX export, scripts/services.sh embeddings-model).
+ * in process (OnnxEmbeddings on the model's ONNX export, scripts/services.sh embeddings-model; queries
+ * by its int8 file, the default; float vs int8, threads and session options: onnx-variants.bench.ts).
  * Tools: the 11,243 real tools of ../shared/data/catalogs, then copies under other provider names
  * up to 20,000. Tool vectors are seeded random unit vectors: the cost of exact cosine does not
  * depend on the values, and embedding 20,000 tools on this machine would take hours. Writes
@@ -11,12 +12,12 @@
  *
  *   node scripts/build.mjs bench/search hybrid-latency.bench.ts && node dist/bench/search/hybrid-latency.bench.js [--tools 20000] [--queries 300]
  */
-import { SearchMode, type ToolInfo } from '@toolhub/contracts';
+import { SearchMode } from '@toolhub/contracts';
 import { type Embedder, embeddingKey, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, ToolSearchIndex, type VectorStore } from '@toolhub/search';
 import { exportedModelDir } from '@toolhub/search/testing';
 import { seededRandom } from '@toolhub/test-harness';
 
-import { loadMixedCatalog, readJsonl, strideSample, writeResult } from './data';
+import { readJsonl, scaledCatalog, strideSample, writeResult } from './data';
 import { benchEmbeddings } from './embeddings';
 import { percentiles, table } from './metrics';
 
@@ -27,21 +28,8 @@ function arg(name: string, fallback: number): number {
 
 const DIMS = 384;
 
-function catalog(count: number): ToolInfo[] {
-  const real = loadMixedCatalog(count);
-  const out = [...real];
-  for (let copy = 2; out.length < count; copy++) {
-    for (const t of real) {
-      if (out.length >= count) break;
-      const provider = `${t.provider.slice(0, 50)}x${copy}`;
-      out.push({ ...t, provider, id: `${provider}:${t.name}` });
-    }
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
-  const tools = catalog(arg('tools', 20_000));
+  const tools = scaledCatalog(arg('tools', 20_000));
   const random = seededRandom(7);
   const endpoint = await benchEmbeddings();
   try {
@@ -116,7 +104,7 @@ async function main(): Promise<void> {
     }
     for (const [label, key] of [
       ['hybrid search end to end, query not cached: embeddings from the local server', 'server'],
-      ['hybrid search end to end, query not cached: embeddings in process (ONNX)', 'inProcess'],
+      ['hybrid search end to end, query not cached: embeddings in process (ONNX, int8 queries by default)', 'inProcess'],
     ] as const) {
       const p = percentiles(endToEnd[key]);
       rows.push([label, endToEnd[key].length, p.p50, p.p95, p.p99, p.max]);

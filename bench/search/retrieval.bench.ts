@@ -21,13 +21,16 @@
  * --models: the local models to compare, run in process (ONNX export, scripts/services.sh
  * embeddings-model), instead of the embeddings server; --sweep adds the weighted fusion at lexical
  * weights 0.1–0.6 (to tune on the validation split); --no-learning skips the learning replay.
+ * --precisions: with --models, which ONNX exports embed (default: OnnxEmbeddings' defaults, int8
+ * queries and float tool texts): `float` (both model.onnx), `int8` (queries model.int8.onnx, tool
+ * texts model.onnx), `int8-all` (both model.int8.onnx); vectors cached per export.
  */
 import { SearchMode } from '@toolhub/contracts';
-import { type Embedder, type FusionOptions, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
+import { type FusionOptions, HybridSearch, OnnxEmbeddings, type OnnxEmbeddingsOptions, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex, type VectorStore } from '@toolhub/search';
 import MiniSearch from 'minisearch';
 
 import { loadBfcl, loadMetaTool, readJsonl, type RetrievalSet, strideSample, writeResult } from './data';
-import { benchEmbeddings, benchModelDir, CachedEmbedder, FileVectorStore } from './embeddings';
+import { benchEmbeddings, benchModelDir, CachedEmbedder, cacheNameOf, FileVectorStore, storeAs } from './embeddings';
 import { distinct, RetrievalMeter, type RetrievalScores, table } from './metrics';
 import { bfclSplits, metaToolSplits, type Split } from './splits';
 
@@ -146,21 +149,33 @@ async function main(): Promise<void> {
   const endpoint = dense && !models ? await benchEmbeddings() : undefined;
   try {
     const store = new FileVectorStore();
-    const embedders: CachedEmbedder[] = [];
-    if (endpoint) embedders.push(new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store));
+    const embedders: Array<{ embedder: CachedEmbedder; label: string; toolStore: VectorStore }> = [];
+    if (endpoint) embedders.push({ embedder: new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store), label: '', toolStore: store });
+    const precisionOptions: Record<string, Pick<OnnxEmbeddingsOptions, 'queryPrecision' | 'toolPrecision'>> = {
+      default: {},
+      float: { queryPrecision: 'float', toolPrecision: 'float' },
+      int8: { queryPrecision: 'int8', toolPrecision: 'float' },
+      'int8-all': { queryPrecision: 'int8', toolPrecision: 'int8' },
+    };
+    const precisions = process.argv.includes('--precisions') ? process.argv[process.argv.indexOf('--precisions') + 1]!.split(',') : ['default'];
+    for (const p of precisions) if (!precisionOptions[p]) throw new Error(`--precisions takes ${Object.keys(precisionOptions).join(', ')}, not ${p}`);
     for (const model of dense ? (models ?? []) : []) {
-      const onnx: Embedder = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2 });
-      embedders.push(new CachedEmbedder(onnx, store));
+      for (const p of precisions) {
+        const onnx = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2, ...precisionOptions[p] });
+        const cacheAs = { queries: cacheNameOf(model, await onnx.modelFile(false)), tools: cacheNameOf(model, await onnx.modelFile(true)) };
+        const label = precisions.length > 1 || p !== 'default' ? `${model} [queries ${cacheAs.queries}, tools ${cacheAs.tools}]` : model;
+        embedders.push({ embedder: new CachedEmbedder(onnx, store, cacheAs), label, toolStore: storeAs(store, cacheAs.tools) });
+      }
     }
     for (const set of sets) {
       const results: Record<string, RetrievalScores> = { 'baseline (BM25 name+description)': runBaseline(set) };
       for (const [label, options] of ablations ? variants : variants.slice(0, 1)) results[label] = runIndex(set, options);
       const learning: Record<string, unknown> = {};
-      for (const embedder of embedders) {
-        const tag = embedders.length > 1 ? `${embedder.model}: ` : '';
+      for (const { embedder, label: name, toolStore } of embedders) {
+        const tag = embedders.length > 1 || name !== embedder.model ? `${name || embedder.model}: ` : '';
         const index = new ToolSearchIndex();
         index.upsert(set.tools);
-        const make = (fusion: FusionOptions, learn = false) => new HybridSearch(index, { embedder, vectors: store, fusion, learning: learn ? {} : false, queryTimeoutMs: 600_000 });
+        const make = (fusion: FusionOptions, learn = false) => new HybridSearch(index, { embedder, vectors: toolStore, fusion, learning: learn ? {} : false, queryTimeoutMs: 600_000 });
         const t0 = performance.now();
         const first = make({});
         const sync = await first.syncVectors();
@@ -178,7 +193,7 @@ async function main(): Promise<void> {
         const split = replaySplit(set);
         for (let i = 0; i < split.history.length; i += 512) await embedder.embed(split.history.slice(i, i + 512).map((q) => q.query));
         const l = await runLearning((learn) => make({}, learn), set, split.history, split.evaluation);
-        learning[embedder.model] = { ...l, history: split.history.length, evaluation: split.evaluation.length, how: split.how };
+        learning[name || embedder.model] = { ...l, history: split.history.length, evaluation: split.evaluation.length, how: split.how };
         for (const [label, s] of [[`${tag}hybrid`, l.without], [`${tag}hybrid + learning from use`, l.with]] as const) {
           learnRows.push([set.name, label, split.how, l.recorded, s.queries, s.r1, s.r5, s.r10, s.ndcg10]);
         }
@@ -188,8 +203,8 @@ async function main(): Promise<void> {
     }
     console.log(table(['set', 'system', 'queries', 'R@1', 'R@5', 'R@10', 'nDCG@10', 'R@5 of 5 hits', 'ms/query'], rows));
     if (learnRows.length) console.log(`\nLearning from use (replay):\n\n${table(['set', 'system', 'split', 'runs recorded', 'scored queries', 'R@1', 'R@5', 'R@10', 'nDCG@10'], learnRows)}`);
-    for (const embedder of embedders) console.error(`${embedder.model}: embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
-    const file = writeResult(split ? `search-retrieval-${split}` : 'search-retrieval', { date: new Date().toISOString(), node: process.version, models: embedders.map((e) => e.model), split, sets: json });
+    for (const { embedder } of embedders) console.error(`${embedder.model}: embedding calls this run: ${embedder.calls} (${embedder.texts} texts, ${Math.round(embedder.ms)} ms); the rest came from bench/results/cache/`);
+    const file = writeResult(split ? `search-retrieval-${split}` : 'search-retrieval', { date: new Date().toISOString(), node: process.version, models: embedders.map((e) => e.label || e.embedder.model), split, sets: json });
     console.log(`\n${JSON.stringify(json)}\n\nwritten to ${file}`);
   } finally {
     endpoint?.stop();

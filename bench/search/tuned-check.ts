@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { embeddingText, OnnxEmbeddings } from '@toolhub/search';
+import { embeddingText, OnnxEmbeddings, type OnnxPrecision } from '@toolhub/search';
 
 import { loadMetaTool, REPO_ROOT, strideSample } from './data';
 import { benchModelDir } from './embeddings';
@@ -23,12 +23,20 @@ export const CHECK_QUERIES = 300;
 /** The card written beside the shipped layers by train_tool_search.py. */
 export const TUNED_CARD = join(REPO_ROOT, 'scripts/embeddings/tuned', `${TUNED_MODEL}.json`);
 
-/** Dense-only recall of `model` (exported in `modelDir`) on the check queries. */
-export async function denseCheck(modelDir: string, model: string): Promise<RetrievalScores> {
+/** The card's key of a result: the model's name (float queries), `<model> int8 queries` for the int8 export. */
+export function checkKey(model: string, queryPrecision: OnnxPrecision): string {
+  return queryPrecision === 'float' ? model : `${model} int8 queries`;
+}
+
+/**
+ * Dense-only recall of `model` (exported in `modelDir`) on the check queries, the queries embedded
+ * by the export `queryPrecision` names and the tool texts by the float one, as ToolHub does.
+ */
+export async function denseCheck(modelDir: string, model: string, queryPrecision: OnnxPrecision = 'float'): Promise<RetrievalScores> {
   const set = loadMetaTool(0);
   const queries = strideSample(metaToolSplits().evaluation, CHECK_QUERIES);
-  const embedder = new OnnxEmbeddings({ modelDir, model, batchSize: 32 });
-  const tools = await embedder.embed(set.tools.map(embeddingText));
+  const embedder = new OnnxEmbeddings({ modelDir, model, batchSize: 32, queryPrecision, toolPrecision: 'float' });
+  const tools = await embedder.embed(set.tools.map(embeddingText), { background: true });
   const vectors = await embedder.embed(queries.map((q) => q.query));
   const meter = new RetrievalMeter();
   queries.forEach((q, i) => {
@@ -45,6 +53,7 @@ export async function denseCheck(modelDir: string, model: string): Promise<Retri
 async function main(): Promise<void> {
   const result: Record<string, RetrievalScores> = {};
   for (const model of [TUNED_MODEL, BASE_MODEL]) result[model] = await denseCheck(benchModelDir(model), model);
+  result[checkKey(TUNED_MODEL, 'int8')] = await denseCheck(benchModelDir(TUNED_MODEL), TUNED_MODEL, 'int8');
   console.log(JSON.stringify(result, null, 2));
   if (process.argv.includes('--write')) {
     const card = JSON.parse(readFileSync(TUNED_CARD, 'utf8')) as Record<string, unknown>;

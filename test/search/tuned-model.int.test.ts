@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { BASE_MODEL, CHECK_QUERIES, denseCheck, TUNED_CARD, TUNED_MODEL } from '../../bench/search/tuned-check';
+import { BASE_MODEL, CHECK_QUERIES, checkKey, denseCheck, TUNED_CARD, TUNED_MODEL } from '../../bench/search/tuned-check';
 import { benchModelDir } from '../../bench/search/embeddings';
 
 interface Card {
@@ -33,9 +33,13 @@ describe('the model tuned for finding tools', () => {
     expect(card.check.queries).toBe(CHECK_QUERIES);
   });
 
-  it.each([TUNED_MODEL, BASE_MODEL])('%s gives the recorded dense recall on held-out MetaTool queries', async (model) => {
-    const got = await denseCheck(benchModelDir(model), model);
-    const want = card.check.results[model]!;
+  it.each([
+    [TUNED_MODEL, 'int8'],
+    [TUNED_MODEL, 'float'],
+    [BASE_MODEL, 'float'],
+  ] as const)('%s with %s queries (the int8 export is the default) gives the recorded dense recall on held-out MetaTool queries', async (model, precision) => {
+    const got = await denseCheck(benchModelDir(model), model, precision);
+    const want = card.check.results[checkKey(model, precision)]!;
     expect({ model, queries: got.queries }).toEqual({ model, queries: CHECK_QUERIES });
     expect(Math.abs(got.r1 - want.r1)).toBeLessThanOrEqual(slack);
     expect(Math.abs(got.r5 - want.r5)).toBeLessThanOrEqual(slack);

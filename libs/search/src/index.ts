@@ -12,7 +12,7 @@ export { type FusionOptions, fusionDefaults, fusionForModel, fuse, MODEL_FUSION,
 export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type LearnedObservation, type LearnedUse, type LearningRun, type WeightedUse } from './usage-memory';
 export { DEFAULT_EMBEDDINGS_MODEL, type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
-export { OnnxEmbeddings, type OnnxEmbeddingsOptions } from './embeddings/onnx-embeddings';
+export { OnnxEmbeddings, type OnnxEmbeddingsOptions, type OnnxPrecision } from './embeddings/onnx-embeddings';
 export { embeddingKey } from './embeddings/key';
 export { QueryFirstGate } from './embeddings/query-first-gate';
 export type { ToolSearchRequest } from './request';

@@ -1,8 +1,9 @@
 /**
  * Sentence embeddings in process: an exported ONNX model (scripts/embeddings/export_onnx.py) run
  * by onnxruntime-node, with its WordPiece tokenizer in plain JavaScript. A query costs a few
- * milliseconds and no network round trip (bench/search); runs happen on onnxruntime's own threads,
- * so the event loop keeps serving while a batch of tool texts is encoded.
+ * milliseconds and no network round trip (bench/search). onnxruntime-node (1.30) runs the model
+ * synchronously on this thread (in a setImmediate), so each run holds the event loop: tool texts go
+ * in batches of `batchSize`, and a query waits for one batch at most.
  *
  * The native runtime is loaded on first use, only in processes configured with a model directory.
  */
@@ -19,16 +20,34 @@ export interface OnnxEmbeddingsOptions {
   modelDir: string;
   /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default DEFAULT_EMBEDDINGS_MODEL ('all-MiniLM-L6-v2-toolhub') */
   model?: string;
-  /** Texts per run when embedding tools (sorted by length, so little padding). @default 16 */
+  /** Texts per run when embedding tools (sorted by length, so little padding) with the float model; the int8 one runs one text at a time. @default 16 */
   batchSize?: number;
   /** onnxruntime threads per run. @default 1 (queries are short; tool batches leave cores to the rest) */
   threads?: number;
+  /**
+   * Which export answers queries: `int8` (model.int8.onnx, weights quantised per channel, about
+   * twice as fast) or `float` (model.onnx). @default 'int8' when the folder has it
+   */
+  queryPrecision?: OnnxPrecision;
+  /**
+   * Which export embeds tool texts (calls with `background`), whose vectors are stored: `float`
+   * keeps them the same as the local server's (scripts/embeddings), so stores stay comparable.
+   * @default 'float'
+   */
+  toolPrecision?: OnnxPrecision;
+  /** onnxruntime session options laid over ToolHub's (benchmarks: graph optimisation, arena). */
+  sessionOptions?: Record<string, unknown>;
 }
+
+/** The two exports of scripts/embeddings/export_onnx.py. */
+export type OnnxPrecision = 'int8' | 'float';
 
 interface ModelCard {
   model: string;
   dimensions: number;
   maxTokens: number;
+  /** The int8 export's file, when the folder has one (older exports do not). */
+  int8File?: string;
 }
 
 type OrtModule = typeof OnnxRuntime;
@@ -39,7 +58,6 @@ interface WordPiece {
 
 interface Loaded {
   ort: OrtModule;
-  session: Session;
   tokenizer: WordPiece;
   card: ModelCard;
 }
@@ -48,24 +66,37 @@ interface Loaded {
 export class OnnxEmbeddings implements Embedder {
   readonly model: string;
   private loading: Promise<Loaded> | undefined;
+  private readonly sessions = new Map<string, Promise<Session>>();
 
   constructor(private readonly options: OnnxEmbeddingsOptions) {
     this.model = options.model || DEFAULT_EMBEDDINGS_MODEL;
   }
 
-  /** Loads the model now (start-up), so the first query does not pay for it. */
+  /** Loads the model now (start-up), so the first query does not pay for it (the tool model loads on first use). */
   async load(): Promise<ModelCard> {
-    return (await this.loaded()).card;
+    const loaded = await this.loaded();
+    await this.session(loaded, false);
+    return loaded.card;
+  }
+
+  /** The ONNX file that answers queries (`forTools` false) or embeds tool texts, in this folder. */
+  async modelFile(forTools = false): Promise<string> {
+    return join(this.options.modelDir, this.fileOf(await this.loaded(), forTools));
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (options.signal?.aborted) throw new EmbeddingsError('timeout', 'The embedding was cancelled before it started.');
-    const { ort, session, tokenizer, card } = await this.loaded();
+    const loaded = await this.loaded();
+    const { ort, tokenizer, card } = loaded;
+    const file = this.fileOf(loaded, options.background === true);
+    const session = await this.session(loaded, options.background === true);
     const encoded = texts.map((t) => truncate(tokenizer.encode(t).ids, card.maxTokens));
     const out = new Array<Float32Array>(texts.length);
     // Similar lengths in one run: padding is wasted work.
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
-    const batch = Math.max(1, this.options.batchSize ?? 16);
+    // The int8 model quantises activations with one scale per run, so a text's vector would depend
+    // on what it was batched with (cosine ~0.98 between alone and in a batch): one text per run.
+    const batch = file === 'model.onnx' ? Math.max(1, this.options.batchSize ?? 16) : 1;
     for (let start = 0; start < order.length; start += batch) {
       const idx = order.slice(start, start + batch);
       const width = Math.max(1, ...idx.map((i) => encoded[i]!.length));
@@ -120,16 +151,36 @@ export class OnnxEmbeddings implements Embedder {
     if (card.model !== this.model) {
       throw new EmbeddingsError('bad_response', `The folder ${dir} holds the model ${JSON.stringify(card.model)}, but ${JSON.stringify(this.model)} is configured (TOOLHUB_EMBEDDINGS_MODEL); set one to match the other.`, { retryable: false });
     }
+    const int8 = cardJson['int8'] as { file?: unknown } | undefined;
+    if (typeof int8?.file === 'string' && /^[\w.-]+$/.test(int8.file)) card.int8File = int8.file;
     const ort = (await import('onnxruntime-node')) as OrtModule;
     const { Tokenizer } = (await import('@huggingface/tokenizers')) as { Tokenizer: new (json: object, config: object) => WordPiece };
-    let session: Session;
-    try {
-      const threads = Math.max(1, this.options.threads ?? 1);
-      session = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    } catch (err) {
-      throw new EmbeddingsError('unavailable', `onnxruntime could not load ${join(dir, 'model.onnx')}: ${(err as Error).message}`, { cause: err, retryable: false });
+    return { ort, tokenizer: new Tokenizer(tokenizerJson, tokenizerConfig), card };
+  }
+
+  private fileOf({ card }: Loaded, forTools: boolean): string {
+    const precision = forTools ? (this.options.toolPrecision ?? 'float') : this.options.queryPrecision;
+    if (precision === 'float') return 'model.onnx';
+    if (card.int8File) return card.int8File;
+    if (precision === 'int8') {
+      throw new EmbeddingsError('unavailable', `The embeddings model folder ${this.options.modelDir} has no int8 export (an export older than model.int8.onnx); export it again with: bash scripts/services.sh embeddings-model, or set TOOLHUB_EMBEDDINGS_PRECISION=float.`, { retryable: false });
     }
-    return { ort, session, tokenizer: new Tokenizer(tokenizerJson, tokenizerConfig), card };
+    return 'model.onnx'; // the default with an older export: the float model it has
+  }
+
+  /** One onnxruntime session per file: queries and tool texts share it when their precision is the same. */
+  private session(loaded: Loaded, forTools: boolean): Promise<Session> {
+    const file = join(this.options.modelDir, this.fileOf(loaded, forTools));
+    let session = this.sessions.get(file);
+    if (!session) {
+      const threads = Math.max(1, this.options.threads ?? 1);
+      session = loaded.ort.InferenceSession.create(file, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', ...this.options.sessionOptions }).catch((err: unknown) => {
+        this.sessions.delete(file);
+        throw new EmbeddingsError('unavailable', `onnxruntime could not load ${file}: ${(err as Error).message}`, { cause: err, retryable: false });
+      });
+      this.sessions.set(file, session);
+    }
+    return session;
   }
 }
 
