@@ -18,12 +18,12 @@
  * even ones; the odd ones are held out).
  * --split: the queries of one split of splits.ts (validation: where settings are tuned;
  * evaluation: scored only; neither was trained on); replaces --half and the samples.
- * --models: the local models to compare, run in process (ONNX export, scripts/services.sh
- * embeddings-model), instead of the embeddings server; --sweep adds the weighted fusion at lexical
+ * --models: the local models to compare, run in process (ONNX export or a jar-published model,
+ * scripts/services.sh embeddings-model: all-MiniLM-L6-v2[-toolhub], bge-small-en-v1.5[-q], e5-small-v2-q), instead of the embeddings server; --sweep adds the weighted fusion at lexical
  * weights 0.1–0.6 (to tune on the validation split); --no-learning skips the learning replay.
  */
 import { SearchMode } from '@toolhub/contracts';
-import { type Embedder, type FusionOptions, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
+import { type FusionOptions, HybridSearch, OnnxEmbeddings, OpenAiEmbeddings, type SearchIndexOptions, ToolSearchIndex } from '@toolhub/search';
 import MiniSearch from 'minisearch';
 
 import { loadBfcl, loadMetaTool, readJsonl, type RetrievalSet, strideSample, writeResult } from './data';
@@ -149,8 +149,9 @@ async function main(): Promise<void> {
     const embedders: CachedEmbedder[] = [];
     if (endpoint) embedders.push(new CachedEmbedder(new OpenAiEmbeddings({ url: endpoint.url, batchSize: 64, timeoutMs: 600_000 }), store));
     for (const model of dense ? (models ?? []) : []) {
-      const onnx: Embedder = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2 });
-      embedders.push(new CachedEmbedder(onnx, store));
+      const onnx = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2 });
+      const card = await onnx.load();
+      embedders.push(new CachedEmbedder(onnx, store, card.queryPrefix !== card.documentPrefix));
     }
     for (const set of sets) {
       const results: Record<string, RetrievalScores> = { 'baseline (BM25 name+description)': runBaseline(set) };
