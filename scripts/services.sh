@@ -63,9 +63,9 @@ EMBEDDINGS_PY="$EMBEDDINGS_VENV/bin/python"
 # a remote endpoint's model and leaves the default here).
 # The jar-published models of scripts/embeddings/jar-models.json (bge-small-en-v1.5[-q],
 # e5-small-v2-q) exist only for `embeddings-model` (in process), not for the server.
-JAR_MODELS="bge-small-en-v1.5-q bge-small-en-v1.5 e5-small-v2-q"
+JAR_MODELS="bge-small-en-v1.5-q bge-small-en-v1.5-q-instruct bge-small-en-v1.5 e5-small-v2-q"
 case "${TOOLHUB_EMBEDDINGS_MODEL:-}" in
-  all-MiniLM-L6-v2 | all-MiniLM-L6-v2-toolhub | bge-small-en-v1.5-q | bge-small-en-v1.5 | e5-small-v2-q) LOCAL_MODEL="$TOOLHUB_EMBEDDINGS_MODEL" ;;
+  all-MiniLM-L6-v2 | all-MiniLM-L6-v2-toolhub | bge-small-en-v1.5-q | bge-small-en-v1.5-q-instruct | bge-small-en-v1.5 | e5-small-v2-q) LOCAL_MODEL="$TOOLHUB_EMBEDDINGS_MODEL" ;;
   *) LOCAL_MODEL=all-MiniLM-L6-v2-toolhub ;;
 esac
 MODEL_DIR="${TOOLHUB_EMBEDDINGS_MODEL_DIR:-$HOME/.cache/toolhub/models/$LOCAL_MODEL}"
