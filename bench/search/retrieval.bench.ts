@@ -18,8 +18,8 @@
  * even ones; the odd ones are held out).
  * --split: the queries of one split of splits.ts (validation: where settings are tuned;
  * evaluation: scored only; neither was trained on); replaces --half and the samples.
- * --models: the local models to compare, run in process (ONNX export, scripts/services.sh
- * embeddings-model), instead of the embeddings server; --sweep adds the weighted fusion at lexical
+ * --models: the local models to compare, run in process (ONNX export or a jar-published model,
+ * scripts/services.sh embeddings-model: all-MiniLM-L6-v2[-toolhub], bge-small-en-v1.5[-q], e5-small-v2-q), instead of the embeddings server; --sweep adds the weighted fusion at lexical
  * weights 0.1–0.6 (to tune on the validation split); --no-learning skips the learning replay.
  * --precisions: with --models, which ONNX exports embed (default: OnnxEmbeddings' defaults, int8
  * queries and float tool texts): `float` (both model.onnx), `int8` (queries model.int8.onnx, tool
@@ -162,9 +162,10 @@ async function main(): Promise<void> {
     for (const model of dense ? (models ?? []) : []) {
       for (const p of precisions) {
         const onnx = new OnnxEmbeddings({ modelDir: benchModelDir(model), model, batchSize: 32, threads: 2, ...precisionOptions[p] });
+        const card = await onnx.load();
         const cacheAs = { queries: cacheNameOf(model, await onnx.modelFile(false)), tools: cacheNameOf(model, await onnx.modelFile(true)) };
         const label = precisions.length > 1 || p !== 'default' ? `${model} [queries ${cacheAs.queries}, tools ${cacheAs.tools}]` : model;
-        embedders.push({ embedder: new CachedEmbedder(onnx, store, cacheAs), label, toolStore: storeAs(store, cacheAs.tools) });
+        embedders.push({ embedder: new CachedEmbedder(onnx, store, cacheAs, card.queryPrefix !== card.documentPrefix), label, toolStore: storeAs(store, cacheAs.tools) });
       }
     }
     for (const set of sets) {

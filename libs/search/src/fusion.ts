@@ -48,6 +48,15 @@ export const fusionDefaults: ResolvedFusionOptions = { method: 'weighted', k: 60
  */
 export const MODEL_FUSION: Readonly<Record<string, Pick<FusionOptions, 'lexicalWeight' | 'denseWeight'>>> = {
   'all-MiniLM-L6-v2-toolhub': { lexicalWeight: 0.2, denseWeight: 0.8 },
+  // The jar-published models (scripts/embeddings/jar-models.json), same rule, same validation split
+  // (R@5 MetaTool + BFCL, 2026-11-29): bge-small-en-v1.5-q 0.760 + 0.920 at 0.2 against 0.747 +
+  // 0.921 at 0.3 and 0.760 + 0.909 at 0.1; bge-small-en-v1.5 0.761 + 0.919 at 0.2 (0.749 + 0.917 at
+  // 0.3); e5-small-v2-q 0.716 + 0.923 at 0.1 against 0.703 + 0.915 at 0.2; bge-small-en-v1.5-q with
+  // its query instruction 0.762 + 0.920 at 0.1 against 0.759 + 0.913 at 0.2.
+  'bge-small-en-v1.5-q': { lexicalWeight: 0.2, denseWeight: 0.8 },
+  'bge-small-en-v1.5-q-instruct': { lexicalWeight: 0.1, denseWeight: 0.9 },
+  'bge-small-en-v1.5': { lexicalWeight: 0.2, denseWeight: 0.8 },
+  'e5-small-v2-q': { lexicalWeight: 0.1, denseWeight: 0.9 },
 };
 
 /** `options` with the weights tuned for `model` (see {@link MODEL_FUSION}) where they give none. */

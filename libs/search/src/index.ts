@@ -13,6 +13,8 @@ export { UsageMemory, type UsageMemoryOptions, type UsageMemorySettings, type Le
 export { DEFAULT_EMBEDDINGS_MODEL, type Embedder, type EmbedOptions, type EmbeddingsErrorCode, EmbeddingsError, isEmbeddingsError, normalize } from './embeddings/embedder';
 export { OpenAiEmbeddings, type OpenAiEmbeddingsOptions } from './embeddings/openai-embeddings';
 export { OnnxEmbeddings, type OnnxEmbeddingsOptions, type OnnxPrecision } from './embeddings/onnx-embeddings';
+export { type OnnxModelCard, parseModelCard } from './embeddings/onnx-model-card';
+export { type EmbedInput, type Pooling, poolSentences } from './embeddings/pooling';
 export { embeddingKey } from './embeddings/key';
 export { QueryFirstGate } from './embeddings/query-first-gate';
 export type { ToolSearchRequest } from './request';

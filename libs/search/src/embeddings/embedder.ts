@@ -14,6 +14,11 @@ export interface EmbedOptions {
    * the local server (scripts/embeddings) answers after every waiting query; others ignore it.
    */
   background?: boolean;
+  /**
+   * What the texts are, for models that embed queries and documents with different prefixes
+   * (e5: "query: " / "passage: "; see OnnxEmbeddings). @default 'document' when `background`, else 'query'
+   */
+  input?: 'query' | 'document';
 }
 
 /** Turns texts into vectors of one model. */

@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import type * as OnnxRuntime from 'onnxruntime-node';
 
 import { DEFAULT_EMBEDDINGS_MODEL, type EmbedOptions, type Embedder, EmbeddingsError } from './embedder';
+import { type OnnxModelCard, parseModelCard, prefixFor } from './onnx-model-card';
+import { poolSentences } from './pooling';
 
 /** Options of {@link OnnxEmbeddings}. */
 export interface OnnxEmbeddingsOptions {
-  /** Folder written by export_onnx.py: model.onnx, tokenizer.json, tokenizer_config.json, toolhub-model.json. */
+  /** Folder written by export_onnx.py or fetch-jar-model.mjs: model.onnx, tokenizer.json, tokenizer_config.json, toolhub-model.json (the card: pooling, prefixes). */
   modelDir: string;
   /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default DEFAULT_EMBEDDINGS_MODEL ('all-MiniLM-L6-v2-toolhub') */
   model?: string;
@@ -42,13 +44,10 @@ export interface OnnxEmbeddingsOptions {
 /** The two exports of scripts/embeddings/export_onnx.py. */
 export type OnnxPrecision = 'int8' | 'float';
 
-interface ModelCard {
-  model: string;
-  dimensions: number;
-  maxTokens: number;
-  /** The int8 export's file, when the folder has one (older exports do not). */
+type ModelCard = OnnxModelCard & {
+  /** The int8 export's file, when the folder has one (older exports and jar-published models do not). */
   int8File?: string;
-}
+};
 
 type OrtModule = typeof OnnxRuntime;
 type Session = Awaited<ReturnType<OrtModule['InferenceSession']['create']>>;
@@ -90,7 +89,8 @@ export class OnnxEmbeddings implements Embedder {
     const { ort, tokenizer, card } = loaded;
     const file = this.fileOf(loaded, options.background === true);
     const session = await this.session(loaded, options.background === true);
-    const encoded = texts.map((t) => truncate(tokenizer.encode(t).ids, card.maxTokens));
+    const prefix = prefixFor(card, options.input ?? (options.background ? 'document' : 'query'));
+    const encoded = texts.map((t) => truncate(tokenizer.encode(prefix + t).ids, card.maxTokens));
     const out = new Array<Float32Array>(texts.length);
     // Similar lengths in one run: padding is wasted work.
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
@@ -110,9 +110,21 @@ export class OnnxEmbeddings implements Embedder {
       });
       let result: Record<string, { data: unknown; dims: readonly number[] }>;
       try {
-        result = await session.run({ input_ids: new ort.Tensor('int64', ids, [idx.length, width]), attention_mask: new ort.Tensor('int64', mask, [idx.length, width]) });
+        const feeds: Record<string, OnnxRuntime.Tensor> = { input_ids: new ort.Tensor('int64', ids, [idx.length, width]), attention_mask: new ort.Tensor('int64', mask, [idx.length, width]) };
+        // Graphs exported by others (the jar-published ones) also take the segment ids: all 0 for one text.
+        if (session.inputNames.includes('token_type_ids')) feeds['token_type_ids'] = new ort.Tensor('int64', new BigInt64Array(idx.length * width), [idx.length, width]);
+        result = await session.run(feeds);
       } catch (err) {
         throw new EmbeddingsError('unavailable', `The in-process model failed to run: ${(err as Error).message}`, { cause: err, retryable: false });
+      }
+      if (card.pooling) {
+        const states = result['last_hidden_state'];
+        if (!states || !(states.data instanceof Float32Array) || states.dims.length !== 3 || states.dims[2] !== card.dimensions) {
+          throw new EmbeddingsError('bad_response', `The model in ${this.options.modelDir} answered no [batch, tokens, ${card.dimensions}] last_hidden_state output, which its card's pooling needs; fetch it again with bash scripts/services.sh embeddings-model.`);
+        }
+        const pooled = poolSentences(states.data, states.dims, idx.map((i) => encoded[i]!.length), card.pooling);
+        idx.forEach((i, row) => (out[i] = pooled[row]!));
+        continue;
       }
       const vectors = result['sentence_embedding'];
       if (!vectors || !(vectors.data instanceof Float32Array) || vectors.dims[1] !== card.dimensions) {
@@ -144,10 +156,7 @@ export class OnnxEmbeddings implements Embedder {
       }
     };
     const [cardJson, tokenizerJson, tokenizerConfig] = await Promise.all([read('toolhub-model.json'), read('tokenizer.json'), read('tokenizer_config.json')]);
-    const card: ModelCard = { model: String(cardJson['model'] ?? ''), dimensions: Number(cardJson['dimensions']), maxTokens: Number(cardJson['maxTokens'] ?? 256) };
-    if (!card.model || !Number.isInteger(card.dimensions) || card.dimensions <= 0) {
-      throw new EmbeddingsError('bad_response', `${join(dir, 'toolhub-model.json')} does not name a model and its dimensions; export it again with scripts/embeddings/export_onnx.py.`, { retryable: false });
-    }
+    const card: ModelCard = parseModelCard(cardJson, join(dir, 'toolhub-model.json'));
     if (card.model !== this.model) {
       throw new EmbeddingsError('bad_response', `The folder ${dir} holds the model ${JSON.stringify(card.model)}, but ${JSON.stringify(this.model)} is configured (TOOLHUB_EMBEDDINGS_MODEL); set one to match the other.`, { retryable: false });
     }
