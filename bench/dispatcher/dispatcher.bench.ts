@@ -34,7 +34,7 @@ const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 4));
 /** Unrecorded calls before each slice, so a process that sat idle while the others ran is awake. */
 const SLICE_WARM_MS = 100;
 const DEADLINE_MS = 10_000;
-/** BENCH_PROFILE=<dir> writes V8 CPU profiles of the dispatcher and adapter processes there (open them in Chrome DevTools). */
+/** BENCH_PROFILE=<dir> writes V8 CPU profiles of the dispatcher, adapter and relay processes there (open them in Chrome DevTools). */
 /** BENCH_ONLY=<text>[,<text>...] runs only the measurements whose "name @concurrency" contains one of them (for profiling). */
 const ONLY = process.env['BENCH_ONLY']?.split(',');
 /** The built dispatcher and adapter; `BENCH_DISPATCHER_JS` / `BENCH_ADAPTER_JS` run other builds (A/B comparisons). */
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
         readyPattern: /dispatcher listening/,
         timeoutMs: 60_000,
       }),
-      spawnProcess(process.execPath, [RELAY_ENTRY], {
+      spawnProcess(process.execPath, [...PROFILE_ARGS, RELAY_ENTRY], {
         cwd: ROOT,
         env: { NATS_URL: natsUrl, RELAY_PORT: String(relayPort) },
         readyPattern: /bare relay listening/,
@@ -356,6 +356,9 @@ async function main(): Promise<void> {
       relayCallsPerSecondAt64VsFloor: round(relay64.callsPerSecond / floor64.callsPerSecond),
       dispatcherP50VsRelayP50: round(dispatcher1.p50Ms / relay1.p50Ms),
       dispatcherCpuMinusRelayCpuUs: Math.round(dispatcherCpu - relayCpu),
+      // Issue 34's aims: p50 @1 ≤ 1.1 ×, CPU per call ≤ 1.2 ×, calls/s @64 ≥ 0.95 × the relay's.
+      dispatcherCpuVsRelayCpu: round(dispatcherCpu / relayCpu),
+      dispatcherCpuVsRelayCpuAt64: round((dispatcher64.cpuUsPerCall['dispatcher'] ?? NaN) / (relay64.cpuUsPerCall['relay'] ?? NaN)),
       dispatcherCallsPerSecondAt64VsRelay: round(dispatcher64.callsPerSecond / relay64.callsPerSecond),
     };
 

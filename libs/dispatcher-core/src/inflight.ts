@@ -28,6 +28,8 @@ export interface TrackedCall {
   readonly lost: Promise<never>;
   /** Which replica accepted the call, once known. */
   instance(): string | undefined;
+  /** Rejects `lost` with `err` (the caller went away): the one promise per call serves both. */
+  cancel(err: ToolHubError): void;
   end(): void;
 }
 
@@ -83,6 +85,7 @@ export class InflightTracker {
       headers: { [HEADER_ACK_SUBJECT]: ackSubject(this.dispatcherId, callId) },
       lost,
       instance: () => tracked.instanceId,
+      cancel: fail,
       end: () => void this.calls.delete(callId),
     };
   }

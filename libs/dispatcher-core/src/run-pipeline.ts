@@ -106,7 +106,8 @@ export class RunPipeline {
       await this.recordCall(req, call, id, caller, started, { status: e.code, code: errorCodeToProto(e.code), attempts: 0, fallback: '' });
       throw e;
     }
-    let outcome: Outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
+    // One object per call, updated in place (read by recordCall when the run ends).
+    const outcome: Outcome = { status: 'internal', code: ErrorCode.ERROR_CODE_INTERNAL, attempts: 0, fallback: '' };
     const run = async (span: Span | undefined): Promise<RunToolResponse> => {
       let slot: (() => void) | undefined;
       try {
@@ -123,13 +124,16 @@ export class RunPipeline {
         // Without a timeout from the caller, the tool's own default applies (a cloud document's
         // `timeout`, an MCP server's), within the dispatcher's maximum and the caller's deadline.
         const runDeadline = req.timeoutMs || !info.defaultTimeoutMs ? deadline : Math.min(started + Math.min(info.defaultTimeoutMs, maxTimeoutMs), call.deadline);
-        const result = await this.runChain(primary, args, req, call, runDeadline, (attempts, fallback) => (outcome = { ...outcome, attempts, fallback }));
+        const result = await this.runChain(primary, args, req, call, runDeadline, outcome);
         const toolError = result.status === RunStatus.RUN_STATUS_TOOL_ERROR;
-        outcome = { ...outcome, status: toolError ? 'tool_error' : 'ok', code: toolError ? ErrorCode.ERROR_CODE_FAILED : ErrorCode.ERROR_CODE_UNSPECIFIED };
-        return { ...result, latencyMs: Date.now() - started };
+        outcome.status = toolError ? 'tool_error' : 'ok';
+        outcome.code = toolError ? ErrorCode.ERROR_CODE_FAILED : ErrorCode.ERROR_CODE_UNSPECIFIED;
+        result.latencyMs = Date.now() - started;
+        return result;
       } catch (err) {
         const e = toToolHubError(err);
-        outcome = { ...outcome, status: e.code, code: errorCodeToProto(e.code) };
+        outcome.status = e.code;
+        outcome.code = errorCodeToProto(e.code);
         span?.recordException(e);
         span?.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
         throw e;
@@ -186,15 +190,12 @@ export class RunPipeline {
     }
   }
 
-  /** Runs the primary tool, then its fallbacks in order, retrying each where that is safe. */
-  private async runChain(
-    primary: RegisteredTool,
-    args: Record<string, unknown>,
-    req: RunToolRequest,
-    call: CallContext,
-    deadline: number,
-    progress: (attempts: number, fallback: string) => void,
-  ): Promise<Omit<RunToolResponse, 'latencyMs'>> {
+  /**
+   * Runs the primary tool, then its fallbacks in order, retrying each where that is safe; counts
+   * the attempts and the fallback used in `outcome` as it goes. The answer's `latencyMs` is the
+   * caller's to set.
+   */
+  private async runChain(primary: RegisteredTool, args: Record<string, unknown>, req: RunToolRequest, call: CallContext, deadline: number, outcome: Outcome): Promise<RunToolResponse> {
     const { options, validator } = this.deps;
     const chain: Array<RegisteredTool | string> = [primary, ...(primary.overlay?.fallbacks ?? [])];
     const tried: string[] = [];
@@ -227,7 +228,8 @@ export class RunPipeline {
       tried.push(info.id);
       for (let attempt = 1; ; attempt++) {
         attempts++;
-        progress(attempts, index > 0 ? info.id : '');
+        outcome.attempts = attempts;
+        outcome.fallback = index > 0 ? info.id : '';
         try {
           const res = await this.runOnce(info, validated.args, req, call, deadline);
           const toolError = res.status === RunStatus.RUN_STATUS_TOOL_ERROR;
@@ -240,6 +242,7 @@ export class RunPipeline {
             fixes: validated.fixes,
             attempts,
             servedBy: info.id,
+            latencyMs: 0,
             structured: res.structured,
           };
         } catch (err) {
@@ -266,19 +269,17 @@ export class RunPipeline {
     const listening: ProgressListening | undefined = call.onProgress ? await this.deps.progress.listen(info.provider, call.onProgress) : undefined;
     const tracked = this.deps.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
-    // server or HTTP API), and stop waiting for its answer.
+    // server or HTTP API), and stop waiting for its answer (`tracked.lost` rejects: no promise of
+    // its own per call for this).
     let onAbort: (() => void) | undefined;
-    const abandoned = call.signal
-      ? new Promise<never>((_, reject) => {
-          onAbort = () => {
-            this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
-            reject(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
-          };
-          if (call.signal!.aborted) onAbort();
-          else call.signal!.addEventListener('abort', onAbort, { once: true });
-        })
-      : undefined;
-    abandoned?.catch(() => undefined);
+    if (call.signal) {
+      onAbort = () => {
+        this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
+        tracked.cancel(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
+      };
+      if (call.signal.aborted) onAbort();
+      else call.signal.addEventListener('abort', onAbort, { once: true });
+    }
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
       const result = Promise.race([
@@ -295,7 +296,6 @@ export class RunPipeline {
           { name: info.name },
         ),
         tracked.lost,
-        ...(abandoned ? [abandoned] : []),
       ]);
       // The adapter sends its last update just before the reply, but a bus may hand the reply over
       // first (the in-process bus delivers publishes on a later turn, NATS in order): one turn lets

@@ -244,28 +244,43 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
       }
       const traceHeaders = span ? traceHeadersOf(active) : callerTraceHeaders(call.metadata);
       let who: Principal | undefined;
-      const run = () =>
-        Promise.resolve()
-          .then(() => principalFor(call, method, auth, onFailure && ((p) => (who = p))))
-          .then((principal) => {
-            who = principal;
-            if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
-            return fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
-          })
-          .then(
-            (res) => finish(null, res),
-            (err: unknown) => {
-              if (onFailure) {
-                try {
-                  onFailure({ method, error: toToolHubError(err), principal: who, requestId });
-                } catch {
-                  // An observer's failure must not change the answer.
-                }
+      const failed = (err: unknown): void => {
+        if (onFailure) {
+          try {
+            onFailure({ method, error: toToolHubError(err), principal: who, requestId });
+          } catch {
+            // An observer's failure must not change the answer.
+          }
+        }
+        finish(err);
+      };
+      const serveAs = (principal: Principal): void => {
+        who = principal;
+        if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
+        const res = fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
+        if (res instanceof Promise) res.then((r) => finish(null, r), failed);
+        else finish(null, res);
+      };
+      // Synchronous where the principal is known at once (local mode, API keys, cached JWTs): no
+      // promise chain of its own per call, only the handler's. Whatever throws is answered the same.
+      const run = (): void => {
+        try {
+          const principal = principalFor(call, method, auth, onFailure && ((p) => (who = p)));
+          if (principal instanceof Promise) {
+            principal.then((p) => {
+              try {
+                serveAs(p);
+              } catch (err) {
+                failed(err);
               }
-              finish(err);
-            },
-          );
-      void (span ? context.with(active, run) : run());
+            }, failed);
+          } else serveAs(principal);
+        } catch (err) {
+          failed(err);
+        }
+      };
+      if (span) context.with(active, run);
+      else run();
     };
     // Nothing recorded in this process: no span, and the caller's trace context goes on as it came.
     if (!tracerProviderRegistered()) {

@@ -97,3 +97,44 @@ describe('why a call was aborted', () => {
     expect((seen[1]!.signal!.reason as CallAbortedError).kind).toBe('cancelled');
   });
 });
+
+describe('unary without a promise chain of its own', () => {
+  it('answers a handler that throws synchronously with its error, and tells the failure observer', async () => {
+    const failures: string[] = [];
+    const handler = unary(
+      'test/Throws',
+      () => {
+        throw ToolHubError.invalidArgument('bad call', [{ field: 'x', message: 'wrong' }]);
+      },
+      undefined,
+      (f) => failures.push(`${f.method} ${f.error.code}`),
+    );
+    const { callback, result } = answered();
+    handler(fakeCall({}), callback);
+    const { err } = await result;
+    expect((err as { code: number }).code).toBe(status.INVALID_ARGUMENT);
+    expect(failures).toEqual(['test/Throws invalid_argument']);
+  });
+
+  it('serves a call whose principal is known only later (an authenticator answering with a promise)', async () => {
+    const principal = { id: 'alice', method: 'api_key', roles: ['agent'] } as const;
+    const authenticator = { enabled: true, authenticate: () => Promise.resolve(principal) } as never;
+    let seen: CallContext | undefined;
+    const handler = unary('test/Later', async (_req: object, ctx) => ((seen = ctx), { ok: true }), { authenticator });
+    const { callback, result } = answered();
+    handler(fakeCall({}), callback);
+    expect(await result).toEqual({ err: null, res: { ok: true } });
+    expect(seen?.principal).toBe(principal);
+  });
+
+  it('answers a rejected authentication with its error', async () => {
+    const authenticator = { enabled: true, authenticate: () => Promise.reject(new ToolHubError('unauthenticated', 'no key')) } as never;
+    let ran = false;
+    const handler = unary('test/Denied', () => ((ran = true), {}), { authenticator });
+    const { callback, result } = answered();
+    handler(fakeCall({}), callback);
+    const { err } = await result;
+    expect((err as { code: number }).code).toBe(status.UNAUTHENTICATED);
+    expect(ran).toBe(false);
+  });
+});
