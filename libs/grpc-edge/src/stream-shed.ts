@@ -39,7 +39,7 @@ export function shedBeforeGrpc(server: Server, refuse: StreamRefusal): number {
       const path = headers[':path'];
       const refused = typeof path === 'string' ? refuse(path, headers, stream) : undefined;
       if (refused) {
-        answerRefused(stream, refused);
+        answerRefused(stream, refused, false);
         return;
       }
       for (const listener of inner) listener.call(h2, stream, headers, flags, rawHeaders);
@@ -91,13 +91,15 @@ function resetUnfinished(): void {
 
 /**
  * A trailers-only response carrying the same status, message and ToolHub error trailer the
- * grpc-js path gives (see toGrpcError); the request is read and dropped, and reset if it has not
- * ended by the next turn of the event loop (see resetUnfinished). The headers are built once per
+ * grpc-js path gives (see toGrpcError), then RST_STREAM(NO_ERROR) ("stop sending"): at once with
+ * `resetNow` (a request refused for what it sends: not one more byte of it is wanted), otherwise
+ * the request is read and dropped and reset only if it has not ended by the next turn of the event
+ * loop (see resetUnfinished: a refusal from its headers alone). The headers are built once per
  * error object: a refusal source that hands out the same error for a burst
  * (AdmissionGate.refuseEarly) pays for them once, not per call (`respond` copies them).
  * @returns false when the stream was gone or already answered (then the caller resets it).
  */
-export function answerRefused(stream: ServerHttp2Stream, err: Error): boolean {
+export function answerRefused(stream: ServerHttp2Stream, err: Error, resetNow = true): boolean {
   stream.on('error', ignore); // the client may already be gone; nothing to do about it
   if (stream.destroyed || stream.closed || stream.headersSent) return false;
   try {
@@ -105,7 +107,10 @@ export function answerRefused(stream: ServerHttp2Stream, err: Error): boolean {
   } catch {
     return false; // answered meanwhile
   }
-  stream.resume();
-  if (toReset.push(stream) === 1) setImmediate(resetUnfinished);
+  if (resetNow) stream.close(constants.NGHTTP2_NO_ERROR);
+  else {
+    stream.resume();
+    if (toReset.push(stream) === 1) setImmediate(resetUnfinished);
+  }
   return true;
 }
