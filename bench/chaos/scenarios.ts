@@ -319,13 +319,13 @@ async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], burst: Bur
 /**
  * What a refused call costs the dispatcher, measured directly: every run slot held by long MCP
  * operations (the stack's dispatcher runs with the default 256 slots) and the admission queue
- * filled (512 callers waiting, the default), then a burst of calls that can only be refused at
+ * filled (256 callers waiting, the default, or TOOLHUB_MAX_QUEUED_RUNS), then a burst of calls that can only be refused at
  * once; the dispatcher's CPU over the burst (every thread, from /proc schedstat in ns) divided by
  * the refusals. A round counts only when the queue was still full after its burst and every call
  * of the burst was refused (the waiting callers leave after the 1 s queue limit, so a slow round
  * could otherwise take queued calls in).
  */
-async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], send: Burst, slots = 256, maxQueued = 512, burst = 500, rounds = 6): Promise<{ cpuPerRefusedUs: number; note: string }> {
+async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], send: Burst, slots = 256, maxQueued = Number(process.env['TOOLHUB_MAX_QUEUED_RUNS'] ?? 256), burst = 500, rounds = 6): Promise<{ cpuPerRefusedUs: number; note: string }> {
   const pid = stack.dispatcher.proc.pid;
   const holds = Array.from({ length: slots }, (_, i) =>
     runTool(stack, { provider: 'mcp', name: 'everything_trigger_long_running_operation', arguments: { duration: 4 + rounds * 3, steps: 1 }, caller: `overload-hold-${i}`, timeoutMs: 60_000 }, 70_000, pool[i % pool.length]),

@@ -22,7 +22,7 @@ const REFUSAL_VARIANTS = 8;
 export interface AdmissionOptions {
   /** Runs executing at once. @default 256 */
   maxConcurrent: number;
-  /** Runs waiting for a slot; 0 sheds as soon as every slot is taken. @default 512 */
+  /** Runs waiting for a slot; 0 sheds as soon as every slot is taken. @default 256 (the dispatcher's) */
   maxQueued: number;
   /** Longest expected or actual wait in the queue before a run is shed. @default 1000 */
   maxQueueWaitMs?: number;
