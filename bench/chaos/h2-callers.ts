@@ -3,7 +3,7 @@
  * HTTP/2 stream carrying the same request a grpc-js client sends (the same headers, the request
  * encoded before the burst starts), over the same number of connections. The dispatcher sees the
  * same calls; the generator spends about a third of grpc-js's client CPU on them (a 2,000-call
- * burst: 260–370 ms against 780–860 ms, more than the dispatcher's own 580–660 ms), so on a 2-core
+ * burst: 170–400 ms against 460–860 ms, more than the dispatcher's own 370–690 ms), so on a 2-core
  * machine the burst's admitted calls wait less for the generator. A caller sees the status from
  * the trailers (or the trailers-only answer), and whether the dispatcher answered it (OK, or
  * ToolHub's error trailer).
