@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { statsBaseline } from '../../test/e2e/support/stack';
+import { grpcFrame, h2Burst, h2Connections } from './h2-callers';
 import type { ChaosStack } from './stack';
 
 /** One scenario's numbers. */
@@ -248,20 +249,43 @@ function callerConnections(stack: ChaosStack, count = 32): ToolHubClient[] {
   return Array.from({ length: count }, () => new ToolHubClient(stack.dispatcherAddress, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
 }
 
-export async function runOverload(stack: ChaosStack, calls = 2000): Promise<ScenarioResult> {
+/** How the overload bursts are sent: `h2`, raw HTTP/2 streams (see h2-callers.ts), or `grpc-js` clients. @default h2 (CHAOS_OVERLOAD_CLIENT) */
+export type OverloadClient = 'h2' | 'grpc-js';
+
+/** {@link OverloadClient} from the environment. */
+export function overloadClient(env: Record<string, string | undefined> = process.env): OverloadClient {
+  const v = env['CHAOS_OVERLOAD_CLIENT'] ?? 'h2';
+  if (v !== 'h2' && v !== 'grpc-js') throw new Error(`CHAOS_OVERLOAD_CLIENT must be h2 or grpc-js, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Sends `count` calls of local:time_now at once (callers `<prefix>-<i>`), each on connection i mod 32. */
+type Burst = (count: number, prefix: string) => Promise<CallRecord[]>;
+
+export async function runOverload(stack: ChaosStack, calls = 2000, client: OverloadClient = overloadClient()): Promise<ScenarioResult> {
   // time_now: a light tool, so the dispatcher, not the adapter (math runs in a worker pool), is what is overloaded.
   const toolId = 'local:time_now';
   const before = await toolCalls(stack, toolId);
   const pool = callerConnections(stack);
+  const sessions = client === 'h2' ? await h2Connections(stack.dispatcherAddress, pool.length) : [];
+  const burst: Burst =
+    client === 'h2'
+      ? (count, prefix) => {
+          // Encoded before the burst's clock starts: the dispatcher gets the same bytes either way.
+          const frames = Array.from({ length: count }, (_, i) => grpcFrame({ provider: 'local', name: 'time_now', arguments: {}, caller: `${prefix}-${i}` }));
+          return h2Burst(sessions, frames, 10_000);
+        }
+      : (count, prefix) => Promise.all(Array.from({ length: count }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `${prefix}-${i}` }, 10_000, pool[i % pool.length])));
   try {
     await Promise.all(pool.map((c) => new Promise<void>((resolve, reject) => c.waitForReady(Date.now() + 10_000, (err) => (err ? reject(err) : resolve())))));
-    return await overloadWith(stack, pool, calls, toolId, before);
+    return await overloadWith(stack, pool, burst, client, calls, toolId, before);
   } finally {
     for (const c of pool) c.close();
+    for (const s of sessions) s.close();
   }
 }
 
-async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], calls: number, toolId: string, before: number): Promise<ScenarioResult> {
+async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], burst: Burst, client: OverloadClient, calls: number, toolId: string, before: number): Promise<ScenarioResult> {
   let peak = rssMiB(stack.dispatcher.proc.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(stack.dispatcher.proc.pid))), 50);
   // Where the time goes on a busy machine: how much CPU the dispatcher and this load generator got during the burst.
@@ -271,9 +295,7 @@ async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], calls: num
   const own0 = process.cpuUsage();
   const ownMain0 = cpuMs(process.pid, process.pid);
   const start = Date.now();
-  const records = await Promise.all(
-    Array.from({ length: calls }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-${i}` }, 10_000, pool[i % pool.length])),
-  );
+  const records = await burst(calls, 'overload');
   const wallMs = Date.now() - start;
   const dispatcherCpuMs = cpuMs(pid) - cpu0;
   const dispatcherMainMs = cpuMs(pid, pid) - main0;
@@ -283,10 +305,10 @@ async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], calls: num
   const admitted = records.filter((r) => r.code !== GrpcStatus.RESOURCE_EXHAUSTED).map((r) => r.end - r.start).sort((a, b) => a - b);
   const shed = records.filter((r) => r.code === GrpcStatus.RESOURCE_EXHAUSTED).map((r) => r.end - r.start).sort((a, b) => a - b);
   const note =
-    `burst ${wallMs} ms; admitted p50 ${percentile(admitted, 50)} ms; shed answered p50 ${percentile(shed, 50)} / max ${shed.at(-1) ?? 0} ms; ` +
+    `${client} callers; burst ${wallMs} ms; admitted p50 ${percentile(admitted, 50)} ms; shed answered p50 ${percentile(shed, 50)} / max ${shed.at(-1) ?? 0} ms; ` +
     `CPU during the burst: dispatcher ${dispatcherCpuMs} ms (main thread ${dispatcherMainMs}), load generator ${Math.round((own.user + own.system) / 1000)} ms (main thread ${ownMainMs})`;
   const result = await summarize(stack, 'overload-2000', toolId, before, records, start, Date.now(), false, { p99AdmittedMs: percentile(admitted, 99), dispatcherPeakRssMiB: Math.round(peak), note }, true);
-  const refusal = await measureRefusals(stack, pool);
+  const refusal = await measureRefusals(stack, pool, burst);
   return {
     ...result,
     cpuPerRefusedUs: refusal.cpuPerRefusedUs,
@@ -297,13 +319,13 @@ async function overloadWith(stack: ChaosStack, pool: ToolHubClient[], calls: num
 /**
  * What a refused call costs the dispatcher, measured directly: every run slot held by long MCP
  * operations (the stack's dispatcher runs with the default 256 slots) and the admission queue
- * filled (512 callers waiting, the default), then a burst of calls that can only be refused at
+ * filled (256 callers waiting, the default, or TOOLHUB_MAX_QUEUED_RUNS), then a burst of calls that can only be refused at
  * once; the dispatcher's CPU over the burst (every thread, from /proc schedstat in ns) divided by
  * the refusals. A round counts only when the queue was still full after its burst and every call
  * of the burst was refused (the waiting callers leave after the 1 s queue limit, so a slow round
  * could otherwise take queued calls in).
  */
-async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], slots = 256, maxQueued = 512, burst = 500, rounds = 6): Promise<{ cpuPerRefusedUs: number; note: string }> {
+async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], send: Burst, slots = 256, maxQueued = Number(process.env['TOOLHUB_MAX_QUEUED_RUNS'] ?? 256), burst = 500, rounds = 6): Promise<{ cpuPerRefusedUs: number; note: string }> {
   const pid = stack.dispatcher.proc.pid;
   const holds = Array.from({ length: slots }, (_, i) =>
     runTool(stack, { provider: 'mcp', name: 'everything_trigger_long_running_operation', arguments: { duration: 4 + rounds * 3, steps: 1 }, caller: `overload-hold-${i}`, timeoutMs: 60_000 }, 70_000, pool[i % pool.length]),
@@ -320,6 +342,7 @@ async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], slots =
   let cpuNs = 0;
   let refused = 0;
   let discarded = 0;
+  const perRound: string[] = [];
   for (let round = 0; round < rounds; round++) {
     // Fill the admission queue: each filler either waits there or is refused at once (the queue
     // is also bounded by the expected wait); then a burst that can only be refused.
@@ -331,21 +354,25 @@ async function measureRefusals(stack: ChaosStack, pool: ToolHubClient[], slots =
     const queuedNow = async (): Promise<number> => (await stack.status().catch(() => undefined))?.queuedRuns ?? -1;
     await waitFor(async () => (queued0 = await queuedNow()) >= 0 && queued0 + fillersDone >= maxQueued, { timeoutMs: 10_000, intervalMs: 20, message: 'every filler to wait in the admission queue or be refused' });
     const c0 = processCpuNs(pid);
-    const calls = await Promise.all(Array.from({ length: burst }, (_, i) => runTool(stack, { provider: 'local', name: 'time_now', arguments: {}, caller: `overload-refused-${round}-${i}` }, 10_000, pool[i % pool.length])));
+    const calls = await send(burst, `overload-refused-${round}`);
     const used = processCpuNs(pid) - c0;
     // Valid only if the queue did not move (no filler left it, no call of the burst joined it).
     const unchanged = (await queuedNow()) === queued0;
     if (unchanged && calls.every((r) => r.code === GrpcStatus.RESOURCE_EXHAUSTED)) {
       cpuNs += used;
       refused += calls.length;
-    } else discarded++;
+      perRound.push(String(Math.round(used / 1000 / calls.length)));
+    } else {
+      discarded++;
+      perRound.push('-');
+    }
     await Promise.all(fillers);
   }
   await Promise.all(holds);
   const cpuPerRefusedUs = refused ? Math.round(cpuNs / 1000 / refused) : 0;
   return {
     cpuPerRefusedUs,
-    note: `with every slot held and the queue full, ${refused} calls refused in ${(cpuNs / 1e6).toFixed(1)} ms of dispatcher CPU (${rounds - discarded} of ${rounds} rounds of ${burst} counted): ${cpuPerRefusedUs} µs per refused call`,
+    note: `with every slot held and the queue full, ${refused} calls refused in ${(cpuNs / 1e6).toFixed(1)} ms of dispatcher CPU (${rounds - discarded} of ${rounds} rounds of ${burst} counted): ${cpuPerRefusedUs} µs per refused call (rounds: ${perRound.join(' / ')} µs)`,
   };
 }
 

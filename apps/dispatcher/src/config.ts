@@ -32,7 +32,7 @@ export const dispatcherConfig = defineConfig({
   },
   maxQueuedRuns: {
     env: 'TOOLHUB_MAX_QUEUED_RUNS',
-    schema: z.coerce.number().int().min(0).max(1_000_000).default(512),
+    schema: z.coerce.number().int().min(0).max(1_000_000).default(256),
     description: 'Runs that may wait for a slot; past this, runs are shed with RESOURCE_EXHAUSTED and a retry hint',
   },
   maxQueueWaitMs: {

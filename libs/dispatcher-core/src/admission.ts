@@ -15,12 +15,14 @@ import { ToolHubError, withoutStackTrace } from '@toolhub/contracts';
 export const DEFAULT_MAX_QUEUE_WAIT_MS = 1000;
 /** How long after the last shed call the gate still counts as {@link AdmissionGate.overloaded}. */
 const OVERLOAD_LINGER_MS = 1000;
+/** Refusals {@link AdmissionGate.refuseEarly} shares in turn (each with its own jittered retry hint). */
+const REFUSAL_VARIANTS = 8;
 
 /** Options of {@link AdmissionGate}. */
 export interface AdmissionOptions {
   /** Runs executing at once. @default 256 */
   maxConcurrent: number;
-  /** Runs waiting for a slot; 0 sheds as soon as every slot is taken. @default 512 */
+  /** Runs waiting for a slot; 0 sheds as soon as every slot is taken. @default 256 (the dispatcher's) */
   maxQueued: number;
   /** Longest expected or actual wait in the queue before a run is shed. @default 1000 */
   maxQueueWaitMs?: number;
@@ -45,6 +47,11 @@ export class AdmissionGate {
   private ratePerSec = Infinity;
   private lastSaturated = 0;
   private lastShedAt = 0;
+  /** Refusals shared by {@link refuseEarly} while running/waiting stay as they were built for. */
+  private readonly refusals: (ToolHubError | undefined)[] = new Array(REFUSAL_VARIANTS).fill(undefined);
+  private refusalsActive = -1;
+  private refusalsQueued = -1;
+  private nextRefusal = 0;
 
   constructor(private readonly options: AdmissionOptions) {}
 
@@ -74,8 +81,30 @@ export class AdmissionGate {
   refuseEarly(): ToolHubError | undefined {
     if (this.active < this.options.maxConcurrent && this.queued === 0) return undefined;
     const maxWait = this.options.maxQueueWaitMs ?? DEFAULT_MAX_QUEUE_WAIT_MS;
-    if (this.queued >= this.options.maxQueued || ((this.queued + 1) / this.ratePerSec) * 1000 > maxWait) return this.refusal();
+    if (this.queued >= this.options.maxQueued || ((this.queued + 1) / this.ratePerSec) * 1000 > maxWait) return this.sharedRefusal();
     return undefined;
+  }
+
+  /**
+   * A refusal from a small set shared while the gate's state (running, waiting) stays the same:
+   * under a burst every refused call would otherwise build the same message and error, and the
+   * stream-level answer re-encode the same trailer (it caches them per error object). The
+   * {@link REFUSAL_VARIANTS} errors differ in their jittered retry hint, handed out in turn, so
+   * shed callers still do not come back together. Only for answers nothing adds to (the edge
+   * encodes them as they are); {@link admit} builds its own.
+   */
+  private sharedRefusal(): ToolHubError {
+    if (this.refusalsActive !== this.active || this.refusalsQueued !== this.waiting) {
+      this.refusals.fill(undefined);
+      this.refusalsActive = this.active;
+      this.refusalsQueued = this.waiting;
+    }
+    const i = this.nextRefusal++ % REFUSAL_VARIANTS;
+    const cached = this.refusals[i];
+    if (cached === undefined) return (this.refusals[i] = this.refusal());
+    this.shed++;
+    this.lastShedAt = Date.now();
+    return cached;
   }
 
   /**

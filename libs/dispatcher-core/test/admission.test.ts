@@ -80,4 +80,34 @@ describe('admission gate', () => {
     while (gate.overloaded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(gate.overloaded).toBe(false);
   });
+
+  it('shares its early refusals while running and waiting stay the same, each counted, with retry hints that differ', async () => {
+    const gate = new AdmissionGate({ maxConcurrent: 1, maxQueued: 1 });
+    const far = Date.now() + 60_000;
+    expect(gate.refuseEarly()).toBeUndefined();
+    const a = await gate.acquire(far);
+    const b = gate.acquire(far);
+    const burst = Array.from({ length: 32 }, () => gate.refuseEarly());
+    expect(gate.shed).toBe(32);
+    expect(burst.every((e) => e instanceof ToolHubError && e.code === 'rate_limited')).toBe(true);
+    // 8 errors handed out in turn: the stream-level answer encodes each once, not once per call.
+    const distinct = new Set(burst);
+    expect(distinct.size).toBe(8);
+    expect(burst[8]).toBe(burst[0]);
+    // Their jittered hints (100–500 ms plus the backlog) are not all one value.
+    expect(new Set([...distinct].map((e) => e!.retryAfterMs)).size).toBeGreaterThan(1);
+    expect(burst[0]!.message).toMatch(/1 runs are executing and 1 are waiting/);
+    // Drained and filled again: still refused, counted, and described as it is.
+    a();
+    (await b)();
+    const c = await gate.acquire(far);
+    const d = gate.acquire(far);
+    const e = gate.acquire(far).catch((err: unknown) => err);
+    expect(await e).toBeInstanceOf(ToolHubError);
+    expect(gate.refuseEarly()!.message).toMatch(/1 runs are executing and 1 are waiting/);
+    expect(gate.shed).toBe(34);
+    c();
+    (await d)();
+    expect(gate.refuseEarly()).toBeUndefined();
+  });
 });

@@ -4,6 +4,7 @@
  * decoder never run, other methods and later calls on the same connection are served.
  */
 import { credentials, Metadata, Server, type ServiceError, status } from '@grpc/grpc-js';
+import { connect, constants } from 'node:http2';
 import { ErrorInfo, GetStatusResponse, GRPC_ERROR_TRAILER, RunToolRequest, RunToolResponse, ToolHubClient, ToolHubError, ToolHubService } from '@toolhub/contracts';
 
 const empty = new Uint8Array();
@@ -17,6 +18,9 @@ describe('shedBeforeGrpc', () => {
   let client: ToolHubClient;
   let refusing = true;
   let installed = 0;
+  let port = 0;
+  // One error for every refusal, as AdmissionGate.refuseEarly hands out under a burst.
+  const shared = new ToolHubError('rate_limited', 'The dispatcher is overloaded: send fewer calls at once.', { retryAfterMs: 250, retryable: true });
   const seen = { decoded: 0, handled: 0 };
 
   beforeAll(async () => {
@@ -28,10 +32,8 @@ describe('shedBeforeGrpc', () => {
       runTool: unary('toolhub.v1.ToolHub/RunTool', () => (seen.handled++, { ...RunToolResponse.decode(empty), attempts: 7 })),
       getStatus: unary('toolhub.v1.ToolHub/GetStatus', () => (seen.handled++, GetStatusResponse.decode(empty))),
     } as never);
-    const port = await bindServer(server, '127.0.0.1', 0);
-    installed = shedBeforeGrpc(server, (path) =>
-      refusing && path === RUN_TOOL ? new ToolHubError('rate_limited', 'The dispatcher is overloaded: send fewer calls at once.', { retryAfterMs: 250, retryable: true }) : undefined,
-    );
+    port = await bindServer(server, '127.0.0.1', 0);
+    installed = shedBeforeGrpc(server, (path) => (refusing && path === RUN_TOOL ? shared : undefined));
     client = new ToolHubClient(`127.0.0.1:${port}`, credentials.createInsecure());
   });
 
@@ -69,5 +71,34 @@ describe('shedBeforeGrpc', () => {
     refusing = false;
     const served = await runTool();
     expect(served).toEqual({ err: null, attempts: 7 });
+  });
+
+  it('answers many calls from one shared error, each with the full status and trailer', async () => {
+    refusing = true;
+    const refused = await Promise.all(Array.from({ length: 50 }, runTool));
+    for (const { err } of refused) {
+      expect(err?.code).toBe(status.RESOURCE_EXHAUSTED);
+      expect(err?.details).toBe('The dispatcher is overloaded: send fewer calls at once.');
+      expect(ErrorInfo.decode(err?.metadata.get(GRPC_ERROR_TRAILER)[0] as Buffer)).toMatchObject({ retryable: true, retryAfterMs: 250 });
+    }
+  });
+
+  it('resets a refused stream whose request is still arriving, so its client stops sending', async () => {
+    refusing = true;
+    const session = connect(`http://127.0.0.1:${port}`);
+    try {
+      const req = session.request({ ':method': 'POST', ':path': RUN_TOOL, 'content-type': 'application/grpc', te: 'trailers' });
+      // A 5-byte gRPC frame header announcing 1 MiB, and a first piece of it; the request never ends.
+      req.write(Buffer.from([0, 0, 0x10, 0, 0]));
+      req.write(Buffer.alloc(1024));
+      const headers = await new Promise<Record<string, unknown>>((resolve) => req.once('response', resolve));
+      expect(headers['grpc-status']).toBe(String(status.RESOURCE_EXHAUSTED));
+      req.resume();
+      // Closed, though the client never ended its side: the server reset it (NO_ERROR: not a failure).
+      await new Promise<void>((resolve) => req.once('close', () => resolve()));
+      expect(req.rstCode).toBe(constants.NGHTTP2_NO_ERROR);
+    } finally {
+      session.close();
+    }
   });
 });
