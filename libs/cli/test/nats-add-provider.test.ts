@@ -26,7 +26,8 @@ describe('toolhub nats add-provider', () => {
     expect(entry).not.toContain('"toolhub.v1.adapter.local.>"');
     const env = Object.fromEntries(lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
     expect(env).toMatchObject({ NATS_USER: 'adapter_weather', NATS_INBOX_PREFIX: '_INBOX_adapter_weather' });
-    expect(env['NATS_PASSWORD']).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    // A letter first: nats-server parses the variable's value, and a leading digit makes it a number.
+    expect(env['NATS_PASSWORD']).toMatch(/^p[0-9a-f]{32}$/);
     expect(env['NATS_ADAPTER_WEATHER_PASSWORD']).toBe(env['NATS_PASSWORD']);
   });
 
@@ -34,6 +35,14 @@ describe('toolhub nats add-provider', () => {
     const a = (await cli(['nats', 'add-provider', 'weather', '--json'])).json<{ password: string }>();
     const b = (await cli(['nats', 'add-provider', 'weather', '--json'])).json<{ password: string }>();
     expect(a.password).not.toBe(b.password);
+  });
+
+  it('refuses a given password nats-server would not read back as it is (a leading digit), and takes one it would', async () => {
+    const digit = await cli(['nats', 'add-provider', 'weather', '--password', '2abcdefghijklmn']);
+    expect(digit.code).toBe(2);
+    expect(digit.stderr).toContain('--password must start with a letter');
+    const ok = (await cli(['nats', 'add-provider', 'weather', '--password', 'weather-Secret_2026', '--json'])).json<{ password: string }>();
+    expect(ok.password).toBe('weather-Secret_2026');
   });
 
   it('adds the user to a copy of the shipped config, keeping the other users, and refuses to add it twice', async () => {

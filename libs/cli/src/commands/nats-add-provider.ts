@@ -14,10 +14,13 @@ import type { CommandContext } from '../context';
 import { CliUsageError } from '../errors';
 import { EXIT_CODES, type ExitCode } from '../exit-codes';
 
+/** What nats-server reads back unchanged as the value of a password variable. */
+const NATS_SAFE_PASSWORD = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
 export interface NatsAddProviderOptions {
   /** NATS user name. @default `adapter_<provider>` */
   user?: string;
-  /** Password to set. @default 24 random characters */
+  /** Password to set (a letter, then letters, digits, _ or -). @default "p" and 32 random hex digits */
   password?: string;
   /** A nats-server config file with an `authorization { users = [...] }` list to add the user to. */
   conf?: string;
@@ -47,9 +50,14 @@ export function issueProviderUser(provider: string, options: NatsAddProviderOpti
   const user = options.user ?? `adapter_${provider}`;
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(user)) throw new CliUsageError(`--user ${JSON.stringify(user)} must be letters, digits, _ or -, starting with a letter.`);
   if (options.password !== undefined && options.password.length < 12) throw new CliUsageError('--password must be at least 12 characters (or leave it out to get a random one).');
+  // nats-server reads `$VARIABLE` by parsing its value as config: "2ab…" fails as a number, "-…" too.
+  if (options.password !== undefined && !NATS_SAFE_PASSWORD.test(options.password)) {
+    throw new CliUsageError('--password must start with a letter and hold only letters, digits, _ or - (nats-server parses the password variable as a config value: one starting with a digit is read as a number), or leave it out to get a random one.');
+  }
   const passwordVariable = `NATS_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
-  // base64url: no quotes, $ or spaces, so it pastes into an env file and a shell unchanged.
-  const password = options.password ?? randomBytes(18).toString('base64url');
+  // A letter first, then hex: no quotes, $ or spaces (pastes into an env file and a shell
+  // unchanged), and never read as a number by nats-server (base64url failed that 1 time in ~6).
+  const password = options.password ?? `p${randomBytes(16).toString('hex')}`;
   const inboxPrefix = inboxPrefixOf(user);
   return {
     provider,
