@@ -3,7 +3,7 @@
  * by onnxruntime-node, with its WordPiece tokenizer in plain JavaScript. A query costs a few
  * milliseconds and no network round trip (bench/search). onnxruntime-node (1.30) runs the model
  * synchronously on this thread (in a setImmediate), so each run holds the event loop: tool texts go
- * in batches of `batchSize`, and a query waits for one batch at most.
+ * one per run by default (`batchSize`), and a query waits for one text's run at most.
  *
  * The native runtime is loaded on first use, only in processes configured with a model directory.
  */
@@ -22,7 +22,13 @@ export interface OnnxEmbeddingsOptions {
   modelDir: string;
   /** The model the folder must hold (its toolhub-model.json says); stored vectors are keyed by it. @default DEFAULT_EMBEDDINGS_MODEL ('all-MiniLM-L6-v2-toolhub') */
   model?: string;
-  /** Texts per run when embedding tools (sorted by length, so little padding) with the float model; the int8 one runs one text at a time. @default 16 */
+  /**
+   * Texts per run when embedding tools with the float model (sorted by length; the int8 one runs one
+   * text at a time). @default 1: measured on real tool texts (bench/search tool-batch.bench.ts), one
+   * per run embedded twice as many per second as 16 (padding and attention over the longest text
+   * of a batch cost more than a batch saves), and a query waiting behind a run waited 45 ms at p99
+   * instead of 680.
+   */
   batchSize?: number;
   /** onnxruntime threads per run. @default 1 (queries are short; tool batches leave cores to the rest) */
   threads?: number;
@@ -96,7 +102,7 @@ export class OnnxEmbeddings implements Embedder {
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
     // The int8 model quantises activations with one scale per run, so a text's vector would depend
     // on what it was batched with (cosine ~0.98 between alone and in a batch): one text per run.
-    const batch = file === 'model.onnx' ? Math.max(1, this.options.batchSize ?? 16) : 1;
+    const batch = file === 'model.onnx' ? Math.max(1, this.options.batchSize ?? 1) : 1;
     for (let start = 0; start < order.length; start += batch) {
       const idx = order.slice(start, start + batch);
       const width = Math.max(1, ...idx.map((i) => encoded[i]!.length));
