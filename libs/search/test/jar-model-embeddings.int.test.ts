@@ -7,46 +7,21 @@
  * (e5: "query: " / "passage: "). The jars are fetched by scripts/test-all.sh (SHA-256 pinned; the
  * services.sh call below is then a no-op) and fail loudly when Maven Central cannot be reached.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { SearchMode } from '@toolhub/contracts';
-import { HybridSearch, OnnxEmbeddings, ToolSearchIndex } from '@toolhub/search';
+import { OnnxEmbeddings } from '@toolhub/search';
+import { exportedModelDir } from '@toolhub/search/testing';
 
-import { catalog, tool } from './fixtures';
+import { dot, expectHybridFindsByMeaning, removeModelFolders, withCard } from './embedding-helpers';
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-
-function jarModelDir(model: string): string {
-  return execFileSync('bash', [join(__dirname, '../../../scripts/services.sh'), 'embeddings-model'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TOOLHUB_EMBEDDINGS_MODEL: model, TOOLHUB_EMBEDDINGS_MODEL_DIR: '' },
-    timeout: 300_000,
-  })
-    .toString()
-    .trim()
-    .replace(/^export TOOLHUB_EMBEDDINGS_MODEL_DIR=/, '');
-}
-
-/** The same model files under a card changed by `change` (a folder of links, deleted after). */
-function withCard(dir: string, change: Record<string, unknown>): string {
-  const copy = mkdtempSync(join(tmpdir(), 'toolhub-card-'));
-  for (const f of ['model.onnx', 'tokenizer.json', 'tokenizer_config.json']) symlinkSync(join(dir, f), join(copy, f));
-  const card = JSON.parse(readFileSync(join(dir, 'toolhub-model.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(copy, 'toolhub-model.json'), JSON.stringify({ ...card, ...change }));
-  made.push(copy);
-  return copy;
-}
-const made: string[] = [];
-afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(removeModelFolders);
 
 describe.each(['bge-small-en-v1.5-q', 'e5-small-v2-q'])('jar-published model %s in process', (model) => {
   let dir: string;
   let onnx: OnnxEmbeddings;
   beforeAll(() => {
-    dir = jarModelDir(model);
+    dir = exportedModelDir(model);
     onnx = new OnnxEmbeddings({ modelDir: dir, model });
   }, 300_000);
 
@@ -77,22 +52,12 @@ describe.each(['bge-small-en-v1.5-q', 'e5-small-v2-q'])('jar-published model %s 
     expect(dot(a!, b!)).toBeLessThan(0.98);
   }, 60_000);
 
-  it('answers a hybrid search by meaning', async () => {
-    const index = new ToolSearchIndex();
-    index.upsert([...catalog(), tool('post', 'deliver_letter', 'Deliver a letter to a recipient inbox.')]);
-    const search = new HybridSearch(index, { embedder: onnx });
-    expect(await search.syncVectors()).toMatchObject({ missing: 0 });
-    const res = await search.search({ queries: ['write an e-mail to a colleague'], limit: 3 });
-    expect(res.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
-    expect(res.note).toBe('');
-    expect(res.hits.map((h) => h.id)).toContain('post:deliver_letter');
-    search.close();
-  }, 60_000);
+  it('answers a hybrid search by meaning', () => expectHybridFindsByMeaning(onnx), 60_000);
 });
 
 describe('query and document prefixes (e5-small-v2-q: "query: " / "passage: ")', () => {
   it('embeds a query and a tool text differently, and the same once the card has no prefixes', async () => {
-    const dir = jarModelDir('e5-small-v2-q');
+    const dir = exportedModelDir('e5-small-v2-q');
     const text = ['list the open issues of a repository'];
     const e5 = new OnnxEmbeddings({ modelDir: dir, model: 'e5-small-v2-q' });
     const [q, d] = [(await e5.embed(text, { input: 'query' }))[0]!, (await e5.embed(text, { input: 'document' }))[0]!];

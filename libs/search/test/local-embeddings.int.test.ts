@@ -6,10 +6,10 @@
 import { SearchMode } from '@toolhub/contracts';
 import { DEFAULT_EMBEDDINGS_MODEL, HybridSearch, OpenAiEmbeddings, ToolSearchIndex } from '@toolhub/search';
 
+import { dot } from './embedding-helpers';
 import { catalog, tool } from './fixtures';
 import { type LocalEmbeddingsServer, startLocalEmbeddings } from '@toolhub/search/testing';
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe('the local embeddings server', () => {
   let url = '';

@@ -8,17 +8,14 @@
  * one. The export is made on first use (scripts/services.sh embeddings-model); a missing folder is
  * a clear error.
  */
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SearchMode } from '@toolhub/contracts';
 import { HybridSearch, isEmbeddingsError, OnnxEmbeddings, OpenAiEmbeddings, ToolSearchIndex } from '@toolhub/search';
 import { exportedModelDir, type LocalEmbeddingsServer, startLocalEmbeddings } from '@toolhub/search/testing';
 
-import { catalog, tool } from './fixtures';
-
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+import { dot, expectHybridFindsByMeaning, removeModelFolders, withCard } from './embedding-helpers';
+import { catalog } from './fixtures';
 
 describe('in-process embeddings (ONNX)', () => {
   let server: LocalEmbeddingsServer | undefined;
@@ -30,7 +27,10 @@ describe('in-process embeddings (ONNX)', () => {
     byDefault = new OnnxEmbeddings({ modelDir: exportedModelDir() });
     server = await startLocalEmbeddings();
   }, 660_000);
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    removeModelFolders();
+    await server?.stop();
+  });
 
   it("gives the local server's vectors, long texts (truncated at 256 tokens) included", async () => {
     const long = `Upload a file to a folder. ${'It keeps the name, the size, the owner and every other property as it was. '.repeat(60)}`;
@@ -58,12 +58,7 @@ describe('in-process embeddings (ONNX)', () => {
   }, 120_000);
 
   it('uses the float model for queries in a folder exported before the int8 file, and says how to get it when int8 is asked for', async () => {
-    const src = exportedModelDir();
-    const old = mkdtempSync(join(tmpdir(), 'toolhub-onnx-old-'));
-    for (const f of ['model.onnx', 'tokenizer.json', 'tokenizer_config.json']) symlinkSync(join(src, f), join(old, f));
-    const card = JSON.parse(readFileSync(join(src, 'toolhub-model.json'), 'utf8')) as Record<string, unknown>;
-    delete card['int8'];
-    writeFileSync(join(old, 'toolhub-model.json'), JSON.stringify(card));
+    const old = withCard(exportedModelDir(), { int8: undefined }); // no model.int8.onnx linked either
     const fallback = new OnnxEmbeddings({ modelDir: old });
     expect(await fallback.modelFile()).toBe(join(old, 'model.onnx'));
     const [v] = await fallback.embed(['send an email to a colleague']);
@@ -86,17 +81,7 @@ describe('in-process embeddings (ONNX)', () => {
     }
   }, 60_000);
 
-  it('answers a hybrid search by meaning', async () => {
-    const index = new ToolSearchIndex();
-    index.upsert([...catalog(), tool('post', 'deliver_letter', 'Deliver a letter to a recipient inbox.')]);
-    const search = new HybridSearch(index, { embedder: byDefault });
-    expect(await search.syncVectors()).toMatchObject({ missing: 0 });
-    const res = await search.search({ queries: ['write an e-mail to a colleague'], limit: 3 });
-    expect(res.mode).toBe(SearchMode.SEARCH_MODE_HYBRID);
-    expect(res.note).toBe('');
-    expect(res.hits.map((h) => h.id)).toContain('post:deliver_letter');
-    search.close();
-  }, 60_000);
+  it('answers a hybrid search by meaning', () => expectHybridFindsByMeaning(byDefault), 60_000);
 
   it('names the command that creates a missing model folder, and search stays lexical meanwhile', async () => {
     const missing = new OnnxEmbeddings({ modelDir: '/nonexistent/toolhub-model' });
