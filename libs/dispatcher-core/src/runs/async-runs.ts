@@ -25,7 +25,7 @@ import {
   type WatchRunResponse,
 } from '@toolhub/contracts';
 import { type CallContext, principalOf } from '@toolhub/grpc-edge';
-import { type RunRecord, type RunStore, TERMINAL_RUN_STATES } from '@toolhub/run-store';
+import { queuedRunRecord, type RunRecord, type RunStore, TERMINAL_RUN_STATES } from '@toolhub/run-store';
 import { randomUUID } from 'node:crypto';
 
 import { checkArgumentDepth } from '../arguments';
@@ -192,36 +192,25 @@ export class AsyncRuns {
     await this.deps.queueLimits.admit(principal.id);
     const now = Date.now();
     const argumentsJson = JSON.stringify(args);
-    const run: RunRecord = {
-      id: newRunId(now),
-      principalId: principal.id,
-      principalRoles: [...principal.roles],
-      principalMethod: principal.method,
-      caller: c.caller,
-      provider: c.provider,
-      name: c.name,
-      argumentsJson,
-      argumentsHash: contentHash(argumentsJson, 16),
-      timeoutMs: c.timeoutMs,
-      idempotencyKey: c.idempotencyKey,
-      expectedVersion: c.expectedVersion,
-      searchId: c.searchId,
-      retrySafe: isRetrySafe(tool, c.idempotencyKey),
-      state: 'queued',
-      attempts: 0,
-      rev: 0,
-      queuedUnixMs: now,
-      startedUnixMs: 0,
-      finishedUnixMs: 0,
-      expiresUnixMs: 0,
-      owner: '',
-      cancelRequested: false,
-      cancelReason: '',
-      result: '',
-      error: '',
-      progress: null,
-      logs: [],
-    };
+    const run = queuedRunRecord(
+      {
+        id: newRunId(now),
+        principalId: principal.id,
+        principalRoles: [...principal.roles],
+        principalMethod: principal.method,
+        caller: c.caller,
+        provider: c.provider,
+        name: c.name,
+        argumentsJson,
+        argumentsHash: contentHash(argumentsJson, 16),
+        timeoutMs: c.timeoutMs,
+        idempotencyKey: c.idempotencyKey,
+        expectedVersion: c.expectedVersion,
+        searchId: c.searchId,
+        retrySafe: isRetrySafe(tool, c.idempotencyKey),
+      },
+      now,
+    );
     await this.deps.store.create(run);
     try {
       await this.deps.queue.enqueue(run.id);
