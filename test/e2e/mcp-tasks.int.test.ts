@@ -7,7 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type AdapterService, serveAdapter, staticCatalog } from '@toolhub/adapter-sdk';
 import { hashApiKey } from '@toolhub/auth';
 import { NatsBus } from '@toolhub/bus';
@@ -18,6 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { rpcError } from '../../libs/mcp-door/test/support/rpc-error';
 import { startDispatcherProcess } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -37,16 +38,6 @@ async function connect(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'e2e-mcp-tasks', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return client;
-}
-
-async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof McpError) return err;
-    throw err;
-  }
-  throw new Error('expected a JSON-RPC error');
 }
 
 describe('MCP tasks on the dispatcher app: async runs in MongoDB, queued on JetStream', () => {

@@ -7,12 +7,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError, type Task, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type Task, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { META_TOOLS, renderTools } from '@toolhub/agent-kit';
 import { META_IDEMPOTENCY_KEY } from '@toolhub/mcp-door';
 import { waitFor } from '@toolhub/test-harness';
 
 import { AGENT_B_KEY, AGENT_KEY, type DoorStack, startDoorStack } from './support/door-stack';
+import { rpcError } from './support/rpc-error';
 
 type TextBlock = { type: string; text?: string };
 const textOf = (r: object) => (((r as { content?: TextBlock[] }).content) ?? []).map((b) => b.text ?? '').join('\n');
@@ -27,16 +28,6 @@ async function connect(url: string, key = AGENT_KEY): Promise<{ client: Client; 
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return { client, statuses };
-}
-
-async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof McpError) return err;
-    throw err;
-  }
-  throw new Error('expected a JSON-RPC error');
 }
 
 /** Starts a task-augmented tools/call; answers the created task. */
