@@ -5,18 +5,14 @@
  * the admin port has the agent API's connection guard (per-peer cap, a message declared over the
  * limit refused from its frame header).
  */
-import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { InProcessBus } from '@toolhub/bus';
-import { ErrorInfo, GRPC_ERROR_TRAILER, Importance, RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { ErrorInfo, GRPC_ERROR_TRAILER, Importance, type RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
 import { EdgeCounters } from '@toolhub/grpc-edge';
-import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
 import { waitFor } from '@toolhub/test-harness';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type ClientHttp2Session } from 'node:http2';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
-import { checkOverlaysContent, Registry, type RunningAdminServer, startAdminServer } from '../src';
+import { checkOverlaysContent, type Registry, type RunningAdminServer } from '../src';
+import { type AdminStack, startAdminStack } from './support/admin-stack';
 
 const limits = { maxBytes: 200_000, maxNodes: 1_000, maxDepth: 20 };
 
@@ -51,9 +47,7 @@ function deepSchema(levels: number): Record<string, unknown> {
 }
 
 describe('registry admin API: JSON limits and the connection guard', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-limits-'));
-  let bus: InProcessBus;
-  let store: EmbeddedRegistryStore;
+  let stack: AdminStack;
   let registry: Registry;
   let admin: RunningAdminServer;
   let client: RegistryAdminClient;
@@ -78,21 +72,10 @@ describe('registry admin API: JSON limits and the connection guard', () => {
   };
 
   beforeAll(async () => {
-    bus = new InProcessBus();
-    store = await EmbeddedRegistryStore.open({ dir });
-    registry = await Registry.start(bus, store);
-    admin = await startAdminServer(registry, { port: 0, jsonLimits: limits, edgeCounters: edge, maxMessageBytes: 1024 * 1024, connectionLimits: { maxConnectionsPerPeer: 4 } });
-    client = new RegistryAdminClient(admin.address, credentials.createInsecure());
+    stack = await startAdminStack({ jsonLimits: limits, edgeCounters: edge, maxMessageBytes: 1024 * 1024, connectionLimits: { maxConnectionsPerPeer: 4 } });
+    ({ registry, admin, client } = stack);
   });
-
-  afterAll(async () => {
-    client?.close();
-    await admin?.close(100);
-    await registry?.close();
-    await store?.close();
-    await bus?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   it('registers a tool within the limits', async () => {
     await call('registerTool', { tool: tool('fine', wideSchema(100), { f1: 'x' }) });

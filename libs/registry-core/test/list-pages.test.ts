@@ -4,15 +4,10 @@
  * every tool arrives exactly once, page by page; an old client without page fields gets a clear
  * FAILED_PRECONDITION instead of a transport error.
  */
-import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { InProcessBus } from '@toolhub/bus';
-import { Importance, LIST_REPLY_BUDGET_BYTES, type ListRegisteredToolsRequest, ListRegisteredToolsResponse, RegisteredTool, RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
-import { EmbeddedRegistryStore } from '@toolhub/store/embedded';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { Importance, LIST_REPLY_BUDGET_BYTES, type ListRegisteredToolsRequest, ListRegisteredToolsResponse, RegisteredTool, type RegistryAdminClient, type ToolInfo } from '@toolhub/contracts';
 
-import { Registry, type RunningAdminServer, startAdminServer } from '../src';
+import { type AdminStack, startAdminStack } from './support/admin-stack';
 
 const BIG_TOOLS = 130;
 
@@ -41,11 +36,7 @@ function bigTool(i: number): ToolInfo {
 const small = (name: string): ToolInfo => ({ ...bigTool(0), id: `local:${name}`, provider: 'local', name, path: 'text', description: `Small tool ${name}.`, inputSchema: { type: 'object' } });
 
 describe('ListRegisteredTools paging over gRPC', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-pages-'));
-  let bus: InProcessBus;
-  let store: EmbeddedRegistryStore;
-  let registry: Registry;
-  let admin: RunningAdminServer;
+  let stack: AdminStack;
   let client: RegistryAdminClient;
 
   const list = (req: Partial<ListRegisteredToolsRequest>) =>
@@ -62,25 +53,15 @@ describe('ListRegisteredTools paging over gRPC', () => {
   };
 
   beforeAll(async () => {
-    bus = new InProcessBus();
-    store = await EmbeddedRegistryStore.open({ dir });
-    registry = await Registry.start(bus, store);
-    admin = await startAdminServer(registry, { port: 0 });
     // Straight into the store (as a restored database would hold them): the test is about reading.
-    for (let i = 0; i < BIG_TOOLS; i++) await store.registerTool(bigTool(i));
-    for (const name of ['word_count', 'echo_text', 'upper_case']) await store.registerTool(small(name));
     // The client keeps grpc-js's default receive limit (4 MiB), like the CLI and every other client.
-    client = new RegistryAdminClient(admin.address, credentials.createInsecure());
+    stack = await startAdminStack({}, async (store) => {
+      for (let i = 0; i < BIG_TOOLS; i++) await store.registerTool(bigTool(i));
+      for (const name of ['word_count', 'echo_text', 'upper_case']) await store.registerTool(small(name));
+    });
+    ({ client } = stack);
   }, 120_000);
-
-  afterAll(async () => {
-    client?.close();
-    await admin?.close(100);
-    await registry?.close();
-    await store?.close();
-    await bus?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   it('answers more than 4 MiB of tools page by page, each page under the budget, every tool exactly once in id order', async () => {
     const ids: string[] = [];
