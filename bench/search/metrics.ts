@@ -6,6 +6,8 @@ export interface RetrievalScores {
   r1: number;
   r5: number;
   r10: number;
+  /** Recall@20: the most any reranker of the first 20 could score at 5 (the rerank ceiling). */
+  r20: number;
   ndcg10: number;
   /**
    * Recall@5 over the first 5 hits as returned, before variants collapse (what an agent asking for
@@ -21,6 +23,7 @@ export class RetrievalMeter {
   private r1 = 0;
   private r5 = 0;
   private r10 = 0;
+  private r20 = 0;
   private ndcg = 0;
   private r5hits = 0;
   private withHits = 0;
@@ -39,6 +42,7 @@ export class RetrievalMeter {
     this.r1 += found(1);
     this.r5 += found(5);
     this.r10 += found(10);
+    this.r20 += found(20);
     let dcg = 0;
     ranked.slice(0, 10).forEach((x, i) => {
       if (g.has(x)) dcg += 1 / Math.log2(i + 2);
@@ -51,7 +55,7 @@ export class RetrievalMeter {
 
   scores(): RetrievalScores {
     const r = (x: number) => Math.round((x / Math.max(1, this.n)) * 1000) / 1000;
-    const scores: RetrievalScores = { queries: this.n, r1: r(this.r1), r5: r(this.r5), r10: r(this.r10), ndcg10: r(this.ndcg) };
+    const scores: RetrievalScores = { queries: this.n, r1: r(this.r1), r5: r(this.r5), r10: r(this.r10), r20: r(this.r20), ndcg10: r(this.ndcg) };
     if (this.withHits === this.n && this.n > 0) scores.r5hits = r(this.r5hits);
     return scores;
   }
