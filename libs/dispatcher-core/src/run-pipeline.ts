@@ -154,7 +154,8 @@ export class RunPipeline {
    * Records the `tool.called` event of a RunTool with the outcome the caller saw: a caller that
    * went away saw no result at all, and one whose gRPC deadline passed got DEADLINE_EXCEEDED from
    * grpc-js whatever we found. (grpc-js also signals "cancelled" when it ends a call at its
-   * deadline: that is checked first.) With durability 'ack' this waits until JetStream has it.
+   * deadline: that is checked first.) Waits until the event is durable: on disk with the outbox
+   * (one append for the events of one turn), in JetStream with durability 'ack'.
    */
   private async recordCall(req: RunToolRequest, call: CallContext, id: string, caller: string, started: number, outcome: Outcome): Promise<void> {
     let { status, code } = outcome;
@@ -175,7 +176,7 @@ export class RunPipeline {
       searchId: req.searchId,
       claimGroup: '', // stamped by the publisher when it publishes grouped
     });
-    // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
+    // The reply waits until the event is durable: outbox, on disk; 'ack', in JetStream.
     if (stored) await stored;
   }
 
