@@ -1,6 +1,7 @@
 /**
- * A write-ahead outbox on disk for `tool.called` events: each event is appended (one `write(2)`)
- * before the call's reply goes out, so an event the agent's reply depends on survives kill -9 of
+ * A write-ahead outbox on disk for `tool.called` events: each event is appended before the call's
+ * reply goes out (the events of one event-loop turn with one `write(2)`: {@link EventJournal.appendMany}),
+ * so an event the agent's reply depends on survives kill -9 of
  * the dispatcher and of NATS. Once JetStream has acknowledged every event of a segment file, the
  * file is deleted; whatever is left when a dispatcher dies is published again by the next
  * dispatcher that opens the same directory (its restart, or a sibling on the same host), at start
