@@ -25,7 +25,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Bus } from '@toolhub/bus';
-import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
+import { encodeReusing, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 
 import { claimOrphans, EventJournal, type JournalTicket, type OutboxDamage, OutboxWriteError, type RecoveredEvents } from './event-journal';
 
@@ -303,7 +303,7 @@ export class CallEventPublisher {
     for (const observer of this.observers) observer(event);
     if (this.closed) return undefined;
     if (this.options.claimGroups && !event.claimGroup) event.claimGroup = this.groupFor(event.provider);
-    const data = ToolCalled.encode(event).finish();
+    const data = encodeReusing(ToolCalled, event);
     if (this.journal) {
       this.unwritten.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data });
       if (!this.turnWritten) {
