@@ -187,6 +187,13 @@ export async function runScenario(stack: ChaosStack, s: Scenario, timing = { war
   return summarize(stack, s.name, toolId, before, records, faultAt, loadEnd, s.replicaFault);
 }
 
+/** The largest of `values`, 0 for none: not `Math.max(...values)`, whose arguments overflow the stack past ~100,000 calls. */
+function maxOf(values: readonly number[]): number {
+  let max = 0;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
 async function summarize(
   stack: ChaosStack,
   name: string,
@@ -214,7 +221,7 @@ async function summarize(
   const failedByCode: Record<string, number> = {};
   for (const r of failed) failedByCode[NAMES[r.code] ?? String(r.code)] = (failedByCode[NAMES[r.code] ?? String(r.code)] ?? 0) + 1;
   const latencies = records.map((r) => r.end - r.start).sort((a, b) => a - b);
-  const lastFailure = Math.max(0, ...failed.filter((r) => r.end >= faultAt).map((r) => r.end));
+  const lastFailure = maxOf(failed.filter((r) => r.end >= faultAt).map((r) => r.end));
   const heldAtFault = records.filter((r) => r.start <= faultAt && r.end >= faultAt);
   return {
     scenario: name,
@@ -222,7 +229,7 @@ async function summarize(
     ok: records.length - failed.length,
     failedByCode,
     recoveryMs: lastFailure ? lastFailure - faultAt : 0,
-    ...(replicaFault ? { inFlightResolvedMs: Math.max(0, ...heldAtFault.map((r) => r.end - faultAt)) } : {}),
+    ...(replicaFault ? { inFlightResolvedMs: maxOf(heldAtFault.map((r) => r.end - faultAt)) } : {}),
     answered,
     uncertain,
     statsDelta: delta,

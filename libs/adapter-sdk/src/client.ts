@@ -17,6 +17,7 @@ import {
   AdapterRunResponse,
   adapterInstanceSubject,
   adapterSubject,
+  encodeReusing,
   HEADER_DEADLINE,
   HEADER_REQUEST_ID,
   findToolHubError,
@@ -84,7 +85,7 @@ export class AdapterClient {
 
   /** Runs a tool; the request's deadline is also sent as a header and bounds the bus timeout. */
   async run(provider: string, request: AdapterRunRequest, options: CallOptions): Promise<AdapterRunResponse> {
-    const reply = await this.call(provider, 'run', AdapterRunRequest.encode(request).finish(), options);
+    const reply = await this.call(provider, 'run', encodeReusing(AdapterRunRequest, request), options);
     return readReply(reply, (b) => AdapterRunResponse.decode(b));
   }
 

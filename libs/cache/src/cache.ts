@@ -34,6 +34,12 @@ export interface Cache {
   /** The stored bytes, or `undefined` on a miss, an expired entry, or a backend that is down. */
   get(key: string): Promise<Uint8Array | undefined>;
   /**
+   * The stored bytes when they can be had without waiting (an in-process tier holds them), else
+   * `undefined` — a miss or not known here: then ask {@link get}. For hot paths that would otherwise
+   * wait a turn for a value in memory. The array is the cache's own: read it, never modify it.
+   */
+  peek?(key: string): Uint8Array | undefined;
+  /**
    * Stores a copy of `value` for `ttlMs` milliseconds, replacing any earlier value.
    * @throws CacheError `invalid_argument` when `ttlMs` is not a positive finite number.
    */

@@ -58,6 +58,11 @@ export class MemoryCache implements Cache {
     return value === undefined ? undefined : value.slice();
   }
 
+  /** The stored array itself (no copy): see {@link Cache.peek}. */
+  peek(key: string): Uint8Array | undefined {
+    return this.#lru.get(key);
+  }
+
   async set(key: string, value: Uint8Array, ttlMs: number): Promise<void> {
     assertTtlMs(ttlMs);
     if (this.#closed) return;

@@ -68,6 +68,11 @@ export class TieredCache implements Cache {
     return shared;
   }
 
+  /** What L1 holds: see {@link Cache.peek}. */
+  peek(key: string): Uint8Array | undefined {
+    return this.#l1.peek(key);
+  }
+
   async set(key: string, value: Uint8Array, ttlMs: number): Promise<void> {
     assertTtlMs(ttlMs);
     await this.#l2.set(key, value, ttlMs);

@@ -1,4 +1,4 @@
-import { isCacheError, MemoryCache } from '@toolhub/cache';
+import { isCacheError, MemoryCache, TieredCache } from '@toolhub/cache';
 
 const TTL = 60_000;
 
@@ -48,5 +48,28 @@ describe('MemoryCache', () => {
     }
     expect(isCacheError(error, 'invalid_argument')).toBe(true);
     expect((error as Error).message).toContain(field);
+  });
+});
+
+describe('MemoryCache.peek and TieredCache.peek', () => {
+  it('give what is in memory without waiting, and nothing once it is deleted or expired', async () => {
+    const cache = new MemoryCache();
+    await cache.set('k', Uint8Array.from([1, 2]), 60_000);
+    await cache.set('short', Uint8Array.from([3]), 1);
+    expect([...cache.peek('k')!]).toEqual([1, 2]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(cache.peek('short')).toBeUndefined();
+    await cache.delete('k');
+    expect(cache.peek('k')).toBeUndefined();
+    expect(cache.peek('never')).toBeUndefined();
+  });
+
+  it('TieredCache peeks its in-process tier only', async () => {
+    const l2 = new MemoryCache();
+    await l2.set('only-in-l2', Uint8Array.from([9]), 60_000);
+    const tiered = new TieredCache(l2);
+    expect(tiered.peek('only-in-l2')).toBeUndefined(); // not known here: get() asks L2
+    expect([...(await tiered.get('only-in-l2'))!]).toEqual([9]);
+    expect([...tiered.peek('only-in-l2')!]).toEqual([9]); // L1 filled by that read
   });
 });

@@ -87,6 +87,7 @@ export {
 } from './gen/toolhub/v1/adapter';
 export { ToolCalled, ToolCalledBatch, ToolInvalidated, CatalogChanged } from './gen/toolhub/v1/events';
 export { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, toolCalledMessage, type ToolCalledMessage } from './tool-called-messages';
+export { encodeReusing } from './reused-writer';
 export {
   RegistryAdminService,
   RegistryAdminClient,

@@ -25,7 +25,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Bus } from '@toolhub/bus';
-import { ToolCalled, toolCalledMessage } from '@toolhub/contracts';
+import { encodeReusing, ToolCalled, toolCalledMessage } from '@toolhub/contracts';
 
 import { claimOrphans, EventJournal, type JournalTicket, type OutboxDamage, OutboxWriteError, type RecoveredEvents } from './event-journal';
 
@@ -45,7 +45,11 @@ export interface CallEventsOptions {
   maxPending?: number;
   /** First retry delay; doubles per failed attempt up to 5 s, with jitter. @default 100 */
   retryDelayMs?: number;
-  /** How long an event waits for others to be published with it. @default 10 */
+  /**
+   * Longest an event waits for others to be published with it; a full message's worth
+   * (`eventsPerMessage`) goes at once. At low rates a longer wait means fewer publishes and
+   * acknowledgements per call; the events are on disk (outbox) or queued meanwhile. @default 50
+   */
   batchDelayMs?: number;
   /**
    * Most events of one provider published as one message (a `ToolCalledBatch` on
@@ -97,7 +101,8 @@ interface Pending {
   readonly queuedAt: number;
   readonly msgId: string;
   readonly data: Uint8Array;
-  readonly ticket?: JournalTicket;
+  /** Set once the event is in the outbox (by the append of its turn). */
+  ticket?: JournalTicket;
   readonly recovered?: RecoveredBatch;
   readonly stored?: (ok: boolean) => void;
 }
@@ -130,12 +135,23 @@ export const DEFAULT_EVENTS_PER_MESSAGE = 64;
  */
 export const MAX_EVENTS_PER_MESSAGE = 1024;
 
+/**
+ * Default of `batchDelayMs`. Was 10 ms: at concurrency 1 (~1,500 calls/s) that published every
+ * ~15 events, a JetStream publish, its acknowledgement and a timer wake-up shared by few calls;
+ * at high rates a full message goes before the window ends anyway (bench/dispatcher README, 2026-11-29).
+ */
+export const DEFAULT_BATCH_DELAY_MS = 50;
+
 /** How often held events check whether they may go. */
 const HOLD_RECHECK_MS = 50;
 
 export class CallEventPublisher {
   /** Events not yet in a message. */
   private readonly pending: Pending[] = [];
+  /** Events recorded this turn, waiting for the turn's one outbox append ({@link writeTurn}). */
+  private unwritten: Pending[] = [];
+  /** Settles when {@link unwritten} is on disk (or kept in memory after a failed append). */
+  private turnWritten: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   /** Messages the bus refused, oldest first: published again exactly as they were. */
   private refused: Message[] = [];
   /** Events in {@link refused}. */
@@ -148,7 +164,7 @@ export class CallEventPublisher {
   readonly durability: EventDurability;
   private outbox: OutboxState = { healthy: true, detail: '' };
   private orphanTimer: NodeJS.Timeout | undefined;
-  /** Appends to the outbox that failed (the events were kept in memory instead). */
+  /** Events the outbox could not take (they were kept in memory instead). */
   outboxWriteFailures = 0;
   /** Damaged outbox segments found on recovery (torn tails, corrupt bytes, unreadable files). */
   outboxDamaged = 0;
@@ -157,6 +173,10 @@ export class CallEventPublisher {
   private delayMs: number;
   private timer: NodeJS.Timeout | undefined;
   private scheduled: NodeJS.Timeout | undefined;
+  /** {@link scheduled} is for the next turn (a full message is waiting), not the end of the window. */
+  private scheduledSoon = false;
+  /** The last check found publishing held by `holdWhile`. */
+  private held = false;
   private flushing = false;
   private closed = false;
   /** Events dropped from memory because the queue was full (reported in health). */
@@ -177,7 +197,7 @@ export class CallEventPublisher {
   ) {
     this.maxPending = options.maxPending ?? 100_000;
     this.baseDelayMs = options.retryDelayMs ?? 100;
-    this.batchDelayMs = options.batchDelayMs ?? 10;
+    this.batchDelayMs = options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS;
     this.eventsPerMessage = options.eventsPerMessage ?? DEFAULT_EVENTS_PER_MESSAGE;
     if (!Number.isInteger(this.eventsPerMessage) || this.eventsPerMessage < 1 || this.eventsPerMessage > MAX_EVENTS_PER_MESSAGE) {
       throw new Error(`CallEventPublisher: eventsPerMessage must be an integer from 1 to ${MAX_EVENTS_PER_MESSAGE}, got ${JSON.stringify(options.eventsPerMessage)}`);
@@ -227,15 +247,33 @@ export class CallEventPublisher {
     this.options.onOutboxState?.(state);
   }
 
-  /** Appends to the outbox; on failure the event stays in memory only, and the call goes on as if stored. */
-  private append(data: Uint8Array): JournalTicket | undefined {
+  /**
+   * Appends the events recorded this turn to the outbox, one `write(2)` for all of them, and lets
+   * their calls answer; on failure they stay in memory only, and the calls go on as if stored.
+   */
+  private readonly writeTurn = (): void => {
+    const written = this.turnWritten;
+    if (!written) return; // close() wrote them already
+    const items = this.unwritten;
+    this.unwritten = [];
+    this.turnWritten = undefined;
+    const ticket = this.append(items);
+    for (const item of items) {
+      item.ticket = ticket;
+      this.push(item);
+    }
+    this.schedule();
+    written.resolve();
+  };
+
+  private append(items: readonly Pending[]): JournalTicket | undefined {
     if (!this.journal) return undefined;
     try {
-      const ticket = this.journal.append(data);
+      const ticket = this.journal.appendMany(items.map((i) => i.data));
       if (!this.outbox.healthy) this.setOutbox({ healthy: true, detail: '' });
       return ticket;
     } catch (err) {
-      this.outboxWriteFailures++;
+      this.outboxWriteFailures += items.length;
       const detail = err instanceof OutboxWriteError ? `${err.code}: ${err.message}` : (err as Error).message;
       this.setOutbox({ healthy: false, detail: `event outbox not writable (${detail}); keeping events in memory (up to ${this.maxPending}) and publishing them directly` });
       return undefined;
@@ -255,15 +293,26 @@ export class CallEventPublisher {
   }
 
   /**
-   * Records one event. With an outbox it is on disk when this returns; with 'ack' the returned
-   * promise resolves once JetStream stored it (or `ackTimeoutMs` passed: it stays queued then).
+   * Records one event. With an outbox the returned promise resolves once it is on disk: the events
+   * recorded in one event-loop turn are appended together, with one `write(2)`, when the turn's
+   * synchronous work and promise callbacks are done (`process.nextTick`), so a call whose reply
+   * waits for this never answers before its event is on disk. With 'ack' it resolves once
+   * JetStream stored it (or `ackTimeoutMs` passed: it stays queued then).
    */
   record(event: ToolCalled): Promise<void> | undefined {
     for (const observer of this.observers) observer(event);
     if (this.closed) return undefined;
     if (this.options.claimGroups && !event.claimGroup) event.claimGroup = this.groupFor(event.provider);
-    const data = ToolCalled.encode(event).finish();
-    const ticket = this.append(data);
+    const data = encodeReusing(ToolCalled, event);
+    if (this.journal) {
+      this.unwritten.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data });
+      if (!this.turnWritten) {
+        let resolve!: () => void;
+        this.turnWritten = { promise: new Promise<void>((r) => (resolve = r)), resolve };
+        process.nextTick(this.writeTurn);
+      }
+      return this.turnWritten.promise;
+    }
     let wait: Promise<void> | undefined;
     let stored: ((ok: boolean) => void) | undefined;
     if (this.durability === 'ack') {
@@ -276,7 +325,7 @@ export class CallEventPublisher {
         };
       });
     }
-    this.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data, ticket, stored });
+    this.push({ provider: event.provider, group: event.claimGroup, queuedAt: Date.now(), msgId: event.eventId, data, stored });
     if (this.durability === 'ack' && !this.flushing && !this.timer) {
       // Nothing to wait for: the caller is waiting for this very acknowledgement.
       clearTimeout(this.scheduled);
@@ -299,7 +348,7 @@ export class CallEventPublisher {
   }
 
   get backlog(): number {
-    return this.pending.length + this.refusedEvents;
+    return this.unwritten.length + this.pending.length + this.refusedEvents;
   }
 
   /**
@@ -347,15 +396,25 @@ export class CallEventPublisher {
   private schedule(delayMs = this.batchDelayMs): void {
     // Publish a few milliseconds later: the call's reply goes out first, and the events of every
     // call finished meanwhile leave together (one socket write and one read of acks, not one each).
-    if (!this.flushing && !this.timer && !this.scheduled) {
-      this.scheduled = setTimeout(() => {
+    // A full message's worth goes on the next turn instead of waiting out the window.
+    if (this.flushing || this.timer) return;
+    // (Not while held by `holdWhile`: that waits and rechecks at its own pace.)
+    const full = !this.held && this.pending.length >= this.eventsPerMessage;
+    if (this.scheduled && (!full || this.scheduledSoon)) return;
+    clearTimeout(this.scheduled);
+    this.scheduledSoon = full;
+    this.scheduled = setTimeout(
+      () => {
         this.scheduled = undefined;
+        this.scheduledSoon = false;
         if (this.flushing || this.timer) return;
-        if (this.holding()) this.schedule(HOLD_RECHECK_MS);
+        this.held = this.holding();
+        if (this.held) this.schedule(HOLD_RECHECK_MS);
         else void this.flush();
-      }, delayMs);
-      this.scheduled.unref();
-    }
+      },
+      full ? 0 : delayMs,
+    );
+    this.scheduled.unref();
   }
 
   /** Whether publishing should wait for now (see {@link CallEventsOptions.holdWhile}). */
@@ -461,6 +520,7 @@ export class CallEventPublisher {
    * left (with an outbox they stay on disk for the next start).
    */
   async close(timeoutMs = 2000): Promise<number> {
+    if (this.turnWritten) this.writeTurn();
     const deadline = Date.now() + timeoutMs;
     while (this.backlog > 0 && Date.now() < deadline) {
       if (!this.flushing) await this.flush();

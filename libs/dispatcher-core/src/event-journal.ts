@@ -1,6 +1,7 @@
 /**
- * A write-ahead outbox on disk for `tool.called` events: each event is appended (one `write(2)`)
- * before the call's reply goes out, so an event the agent's reply depends on survives kill -9 of
+ * A write-ahead outbox on disk for `tool.called` events: each event is appended before the call's
+ * reply goes out (the events of one event-loop turn with one `write(2)`: {@link EventJournal.appendMany}),
+ * so an event the agent's reply depends on survives kill -9 of
  * the dispatcher and of NATS. Once JetStream has acknowledged every event of a segment file, the
  * file is deleted; whatever is left when a dispatcher dies is published again by the next
  * dispatcher that opens the same directory (its restart, or a sibling on the same host), at start
@@ -22,7 +23,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
-import { frameRecord, readSegment } from './outbox/frames';
+import { frameRecords, readSegment } from './outbox/frames';
 import { type OwnerRecord, ownerAlive, ownRecord } from './outbox/owner';
 
 /** Options of {@link EventJournal.open}. */
@@ -132,9 +133,18 @@ export class EventJournal {
    * @throws OutboxWriteError when it could not be written whole (nothing of it is left in the file).
    */
   append(record: Uint8Array): JournalTicket {
+    return this.appendMany([record]);
+  }
+
+  /**
+   * Appends several encoded events with one `write(2)` (the events of one event-loop turn); all of
+   * them are on disk on return, in one segment, under the one ticket returned: settle it once per event.
+   * @throws OutboxWriteError when they could not be written whole (nothing of them is left in the file).
+   */
+  appendMany(records: readonly Uint8Array[]): JournalTicket {
     if (this.closed) throw new Error('event journal is closed');
     const seg = this.segment();
-    const frame = frameRecord(record);
+    const frame = frameRecords(records);
     let done = 0;
     try {
       // write(2) may write less than asked (a nearly full disk): go on until all is written or it fails.
@@ -151,8 +161,8 @@ export class EventJournal {
       throw new OutboxWriteError(`cannot append to the event outbox ${seg.path}: ${(err as Error).message}`, code, { cause: err });
     }
     seg.bytes += frame.length;
-    seg.written++;
-    seg.unsettled++;
+    seg.written += records.length;
+    seg.unsettled += records.length;
     return seg;
   }
 

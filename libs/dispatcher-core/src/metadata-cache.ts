@@ -16,7 +16,7 @@ export interface MetadataCacheStats {
 const MAX_DECODED = 1000;
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return a === b || (a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
 }
 
 export class MetadataCache {
@@ -71,6 +71,22 @@ export class MetadataCache {
       return undefined;
     }
     this.stats.hits++;
+    return this.decode(key, bytes);
+  }
+
+  /**
+   * {@link getInfo} without waiting, when the cache has the tool in this process (`Cache.peek`);
+   * `undefined` otherwise (not cached, or only in Redis: ask `getInfo`).
+   */
+  peekInfo(provider: string, name: string): RegisteredTool | undefined {
+    const key = toolInfoKey(provider, name);
+    const bytes = this.cache.peek?.(key);
+    if (!bytes) return undefined;
+    this.stats.hits++;
+    return this.decode(key, bytes);
+  }
+
+  private decode(key: string, bytes: Uint8Array): RegisteredTool {
     // Decoding a tool (its schema is a protobuf Struct) is the larger part of a hit; the bytes are
     // compared, so a changed entry (another replica wrote it) is decoded afresh.
     const memo = this.decoded.get(key);

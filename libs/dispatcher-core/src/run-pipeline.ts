@@ -28,7 +28,7 @@ import {
   type ToolInfo,
   toToolHubError,
 } from '@toolhub/contracts';
-import { abortedByDeadline, type CallContext, principalOf, tracerProviderRegistered } from '@toolhub/grpc-edge';
+import { abortedByDeadline, type CallContext, principalOf, tracerProviderRegistered, whenAborted } from '@toolhub/grpc-edge';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -112,7 +112,7 @@ export class RunPipeline {
       let slot: (() => void) | undefined;
       try {
         slot = typeof admitted === 'function' ? admitted : await admitted;
-        const primary = await this.deps.catalog.resolveVisible(req.provider, req.name, call);
+        const primary = this.deps.catalog.resolveVisibleNow(req.provider, req.name, call) ?? (await this.deps.catalog.resolveVisible(req.provider, req.name, call));
         const info = primary.tool!;
         if (req.expectedVersion && req.expectedVersion !== info.version) {
           throw new ToolHubError(
@@ -154,7 +154,8 @@ export class RunPipeline {
    * Records the `tool.called` event of a RunTool with the outcome the caller saw: a caller that
    * went away saw no result at all, and one whose gRPC deadline passed got DEADLINE_EXCEEDED from
    * grpc-js whatever we found. (grpc-js also signals "cancelled" when it ends a call at its
-   * deadline: that is checked first.) With durability 'ack' this waits until JetStream has it.
+   * deadline: that is checked first.) Waits until the event is durable: on disk with the outbox
+   * (one append for the events of one turn), in JetStream with durability 'ack'.
    */
   private async recordCall(req: RunToolRequest, call: CallContext, id: string, caller: string, started: number, outcome: Outcome): Promise<void> {
     let { status, code } = outcome;
@@ -175,7 +176,7 @@ export class RunPipeline {
       searchId: req.searchId,
       claimGroup: '', // stamped by the publisher when it publishes grouped
     });
-    // Durability 'ack': the reply waits until JetStream has the event (outbox: already on disk).
+    // The reply waits until the event is durable: outbox, on disk; 'ack', in JetStream.
     if (stored) await stored;
   }
 
@@ -270,15 +271,16 @@ export class RunPipeline {
     const tracked = this.deps.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
     // server or HTTP API), and stop waiting for its answer (`tracked.lost` rejects: no promise of
-    // its own per call for this).
-    let onAbort: (() => void) | undefined;
-    if (call.signal) {
-      onAbort = () => {
+    // its own per call for this). On the edge's signals a hook, cheaper than an abort listener.
+    let unhook: (() => void) | undefined;
+    const signal = call.signal;
+    if (signal) {
+      const onAbort = (): void => {
         this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
         tracked.cancel(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
       };
-      if (call.signal.aborted) onAbort();
-      else call.signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      else unhook = whenAborted(signal, onAbort);
     }
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
@@ -304,7 +306,7 @@ export class RunPipeline {
       await result.then(oneTurn, oneTurn);
       return await result;
     } finally {
-      if (onAbort) call.signal?.removeEventListener('abort', onAbort);
+      unhook?.();
       tracked.end();
       listening?.end();
     }

@@ -96,6 +96,19 @@ describe('CallEventPublisher', () => {
     await events.close();
   });
 
+  it("publishes a full message's worth at once instead of waiting out the batch window", async () => {
+    const { bus, messages } = recordingBus();
+    const events = new CallEventPublisher(bus, { batchDelayMs: 600_000, eventsPerMessage: 2 });
+    events.emit(event(0));
+    events.emit(event(1));
+    events.emit(event(2));
+    // Two pending make a full message: the next turn publishes everything pending, e2 included.
+    await until(() => messages.length >= 2);
+    expect(messages.map((m) => m.ids)).toEqual([['e0', 'e1'], ['e2']]);
+    expect(events.backlog).toBe(0);
+    await events.close();
+  });
+
   it('sends one message per event with eventsPerMessage 1 (for registries that read single events only)', async () => {
     const { bus, messages } = recordingBus();
     const events = new CallEventPublisher(bus, { batchDelayMs: 10, eventsPerMessage: 1 });

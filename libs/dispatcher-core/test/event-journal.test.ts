@@ -1,6 +1,6 @@
 import { InProcessBus } from '@toolhub/bus';
 import { decodeToolCalledMessage, TOOL_CALLED_FILTERS, TOOL_CALLED_GROUPED_FILTERS, ToolCalled } from '@toolhub/contracts';
-import { mkdtempSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,6 +40,25 @@ describe('event outbox on disk', () => {
     journal.settle(tickets[2]!);
     journal.close();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("appends the events of one turn together, and resolves each record once they are all on disk", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const publisher = new CallEventPublisher(new InProcessBus(), { durability: 'outbox', outboxDir: dir, batchDelayMs: 60_000, orphanScanMs: 0 });
+    const own = join(dir, readdirSync(dir).find((f) => f.startsWith('dispatcher-'))!);
+    const onDisk = () => readdirSync(own).filter((f) => f.startsWith('seg-')).flatMap((f) => readSegment(readFileSync(join(own, f))).records.map((r) => ToolCalled.decode(r).eventId));
+    const seenOnResolve: string[][] = [];
+    const stored = [0, 1, 2].map((i) => publisher.record(event(i))!.then(() => void seenOnResolve.push(onDisk())));
+    expect(onDisk()).toEqual([]); // not yet: the turn is not over
+    expect(publisher.backlog).toBe(3);
+    await Promise.all(stored);
+    // Every record resolved only after all three were written, and they went in one segment.
+    expect(seenOnResolve).toEqual([0, 1, 2].map(() => ['e-0', 'e-1', 'e-2']));
+    expect(readdirSync(own).filter((f) => f.startsWith('seg-'))).toHaveLength(1);
+    await publisher.record(event(3));
+    expect(onDisk()).toEqual(['e-0', 'e-1', 'e-2', 'e-3']);
+    expect(publisher.backlog).toBe(4);
+    await publisher.close(0);
   });
 
   it('reads segments of the first, length-prefixed format and stops at their torn tail', () => {

@@ -114,10 +114,11 @@ describe('outbox on a disk that refuses writes', () => {
     const publisher = new CallEventPublisher(bus, { durability: 'outbox', outboxDir: dir, batchDelayMs: 1, orphanScanMs: 0, onOutboxState: (s) => states.push(s) });
     const own = readdirSync(dir).find((f) => f.startsWith('dispatcher-'))!;
     for (let n = 1; n <= 3; n++) symlinkSync('/dev/full', join(dir, own, `seg-${String(n).padStart(10, '0')}.log`));
-    for (let i = 0; i < 3; i++) expect(() => publisher.emit(event(i))).not.toThrow();
+    // One turn each: the events of one turn share one append (and one segment).
+    for (let i = 0; i < 3; i++) await expect(publisher.record(event(i))).resolves.toBeUndefined();
     expect(publisher.outboxState.healthy).toBe(false);
     expect(publisher.outboxState.detail).toMatch(/ENOSPC/);
-    publisher.emit(event(3)); // the fourth segment is a real file again
+    await publisher.record(event(3)); // the fourth segment is a real file again
     expect(publisher.outboxState.healthy).toBe(true);
     expect(states.map((s) => s.healthy)).toEqual([false, true]);
     expect(publisher.outboxWriteFailures).toBe(3);

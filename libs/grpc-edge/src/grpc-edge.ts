@@ -16,7 +16,7 @@ import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, toToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
-import { abortReason } from './call-aborts';
+import { abortCall, abortReason, callAbortController } from './call-aborts';
 import { callerTraceHeaders, metadataGetter, tracerProviderRegistered } from './tracing';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
@@ -211,10 +211,10 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
     const arrivedUnixMs = Date.now();
     // One controller per call; created lazily would save little, and the listener is cheap.
-    const abort = new AbortController();
+    const abort = callAbortController();
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
-    const onCancelled = (): void => abort.abort(abortReason(arrivedUnixMs, deadline));
+    const onCancelled = (): void => abortCall(abort, abortReason(arrivedUnixMs, deadline));
     call.once('cancelled', onCancelled);
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
     const started = rpcObserver ? performance.now() : 0;

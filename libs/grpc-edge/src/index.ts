@@ -1,7 +1,7 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, type EdgeAuth, type FailureObserver, type GuardOptions, guardedServiceDefinition, messageTooLargeError, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
 export { serverStream } from './server-stream';
-export { abortedByDeadline, abortReason, CallAbortedError, deadlineSlackMs } from './call-aborts';
+export { abortCall, abortedByDeadline, abortReason, CallAbortedError, callAbortController, deadlineSlackMs, whenAborted } from './call-aborts';
 export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';

@@ -8,7 +8,7 @@ import type { handleServerStreamingCall, ServerWritableStream } from '@grpc/grpc
 import { HEADER_REQUEST_ID } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
-import { abortReason } from './call-aborts';
+import { abortCall, abortReason, callAbortController } from './call-aborts';
 import { type CallContext, DECODE_ERROR, type Decoded, type EdgeAuth, principalFor, toGrpcError } from './grpc-edge';
 import { callerTraceHeaders } from './tracing';
 
@@ -26,10 +26,10 @@ export function serverStream<Req, Res>(
 ): handleServerStreamingCall<Decoded<Req>, Res> {
   return (call: ServerWritableStream<Decoded<Req>, Res>) => {
     const arrivedUnixMs = Date.now();
-    const abort = new AbortController();
+    const abort = callAbortController();
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
-    const onCancelled = (): void => abort.abort(abortReason(arrivedUnixMs, deadline));
+    const onCancelled = (): void => abortCall(abort, abortReason(arrivedUnixMs, deadline));
     call.once('cancelled', onCancelled);
     let ended = false;
     const send = (msg: Res): void => {

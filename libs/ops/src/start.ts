@@ -6,6 +6,7 @@ import { ToolHubError } from '@toolhub/contracts';
 import { isLoopbackHost, observeRpcs } from '@toolhub/grpc-edge';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
+import { boundHistogram } from './bound-histogram';
 import type { OpsConfig } from './config';
 import { type RunningHealthServer, startHealthServer } from './health-server';
 import { type RunningMetricsServer, startMetricsServer } from './metrics-server';
@@ -74,15 +75,15 @@ export async function startOps(options: OpsOptions): Promise<RunningOps> {
     buckets: RPC_BUCKETS,
     registers: [registry],
   });
-  const children = new Map<string, { observe(v: number): void }>();
+  const children = new Map<string, (v: number) => void>();
   observeRpcs((method, code, seconds) => {
     const key = `${method}\u0000${code}`;
-    let child = children.get(key);
-    if (!child) {
-      child = rpcs.labels(method, String(code));
-      children.set(key, child);
+    let observe = children.get(key);
+    if (!observe) {
+      observe = boundHistogram(rpcs, { method, code: String(code) });
+      children.set(key, observe);
     }
-    child.observe(seconds);
+    observe(seconds);
   });
   const bus = options.bus;
   if (bus && bus.permissionViolations !== undefined) {

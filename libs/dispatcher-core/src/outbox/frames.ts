@@ -29,6 +29,26 @@ export function frameRecord(record: Uint8Array): Buffer {
   return frame;
 }
 
+/** Several records framed one after another in one buffer, for one append. */
+export function frameRecords(records: readonly Uint8Array[]): Buffer {
+  if (records.length === 1) return frameRecord(records[0]!);
+  let size = 0;
+  for (const r of records) {
+    if (r.length > MAX_RECORD_BYTES) throw new RangeError(`outbox record of ${r.length} bytes exceeds ${MAX_RECORD_BYTES}`);
+    size += FRAME_HEADER_BYTES + r.length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const r of records) {
+    out.writeUInt32LE(FRAME_MAGIC, at);
+    out.writeUInt32LE(r.length, at + 4);
+    out.writeUInt32LE(crc32(r), at + 8);
+    out.set(r, at + FRAME_HEADER_BYTES);
+    at += FRAME_HEADER_BYTES + r.length;
+  }
+  return out;
+}
+
 /** What a segment held: its whole records and what was wrong with the rest. */
 export interface SegmentContents {
   records: Uint8Array[];
