@@ -225,7 +225,8 @@ export class McpDoor {
       this.note(req.method ?? 'http', 'forbidden_origin', transport);
       return rpcError(res, 403, DOOR_REFUSED, `Origin ${req.headers.origin} is not allowed (DNS rebinding protection). Add it to TOOLHUB_MCP_ALLOWED_ORIGINS if this page may use ToolHub.`);
     }
-    const principal = await this.authenticate(req, res, transport);
+    // Local mode answers at once: no credential check to wait for.
+    const principal = this.deps.authenticator?.enabled ? await this.authenticate(req, res, transport) : LOCAL_PRINCIPAL;
     if (!principal) return;
     if (path === SSE_PATH) {
       if (req.method === 'GET') return this.openSse(req, res, principal);
@@ -292,23 +293,36 @@ export class McpDoor {
     return principal;
   }
 
-  private async readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  /**
+   * The POST's body, or 'too_large' past maxBodyBytes (the rest is drained, not kept). Read with
+   * events rather than `for await`: the stream's async iterator cost about 1.5 µs more per request.
+   */
+  private readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes) {
+    const max = this.options.maxBodyBytes;
+    if (Number.isFinite(declared) && declared > max) {
       req.resume();
-      return 'too_large';
+      return Promise.resolve('too_large');
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > this.options.maxBodyBytes) {
-        req.resume();
-        return 'too_large';
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > max) {
+          req.off('data', onData);
+          req.resume();
+          resolve('too_large');
+          return;
+        }
+        chunks.push(chunk);
+      };
+      req.on('data', onData);
+      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.once('error', reject);
+      // After 'end' this is a no-op; before it, the client went away mid-body.
+      req.once('close', () => reject(new Error('the request closed before its body arrived')));
+    });
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, principal: Principal, transport: 'streamable-http' | 'sse'): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { waitFor } from '@toolhub/test-harness';
 
-import { AGENT_B_KEY, type DoorStack, OPERATOR_ONLY_KEY, startDoorStack } from './support/door-stack';
+import { AGENT_B_KEY, AGENT_KEY, type DoorStack, OPERATOR_ONLY_KEY, startDoorStack } from './support/door-stack';
 import { openSse, postMessage, type RawSse } from './support/raw-sse';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw-sse', version: '1' } } };
@@ -73,6 +73,25 @@ describe('the MCP door over HTTP+SSE, raw', () => {
     expect([huge.status, huge.json.error!.code]).toEqual([413, -32600]);
     expect(huge.json.error!.message).toContain('bytes');
     expect((await postMessage(url, INIT)).status).toBe(202);
+    expect((await s.answer(1)).result).toMatchObject({ serverInfo: { name: 'toolhub' } });
+  });
+
+  it('refuses a 5 MB body sent without Content-Length (chunked) with 413 once it passes the limit, and keeps serving', async () => {
+    const s = await sse();
+    const piece = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_run","arguments":{"blob":"'));
+        if (sent >= 5 * 1024 * 1024) return controller.close();
+        sent += piece.length;
+        controller.enqueue(piece);
+      },
+    });
+    const res = await fetch(s.endpoint!, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT_KEY}` }, body, duplex: 'half' } as RequestInit);
+    const json = (await res.json()) as { error: { code: number; message: string } };
+    expect([res.status, json.error.code]).toEqual([413, -32600]);
+    expect((await postMessage(s.endpoint!, INIT)).status).toBe(202);
     expect((await s.answer(1)).result).toMatchObject({ serverInfo: { name: 'toolhub' } });
   });
 
