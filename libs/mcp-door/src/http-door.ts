@@ -317,11 +317,18 @@ export class McpDoor {
         }
         chunks.push(chunk);
       };
+      let ended = false;
       req.on('data', onData);
-      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.once('end', () => {
+        ended = true;
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      });
       req.once('error', reject);
-      // After 'end' this is a no-op; before it, the client went away mid-body.
-      req.once('close', () => reject(new Error('the request closed before its body arrived')));
+      // Closed before 'end': the client went away mid-body. (Every request closes; an Error, with
+      // its stack, is made only then.)
+      req.once('close', () => {
+        if (!ended) reject(new Error('the request closed before its body arrived'));
+      });
     });
   }
 
