@@ -14,7 +14,8 @@
  * measurement. Prints a Markdown table and the verdicts, writes bench/results/gateway.json.
  *
  * Environment: BENCH_MEASURE_MS (10000), BENCH_WARM_MS (2000), BENCH_CONCURRENCY (1,16,64),
- * BENCH_TARGETS (toolhub-1p,toolhub-mp,mcp-proxy,mcp-hub; the floor always runs), NATS_URL (else a
+ * BENCH_TARGETS (toolhub-1p,toolhub-mp,toolhub-mcp-1p,toolhub-mcp-mp,toolhub-sse-1p,toolhub-sse-mp,
+ * mcp-proxy,mcp-hub; the floor always runs), NATS_URL (else a
  * private nats-server), BENCH_PEERS_DIR (where the peers are installed), BENCH_APPS_DIR (the app
  * bundles; default dist/apps) with BENCH_APPS_SOURCE (what they were built from, recorded), BENCH_OUT,
  * BENCH_PROFILE=<dir> (V8 CPU profiles of the ToolHub processes, written when they stop).
@@ -34,7 +35,9 @@ const OUT = resolve(ROOT, process.env['BENCH_OUT'] ?? 'bench/results/gateway.jso
 const MEASURE_MS = Number(process.env['BENCH_MEASURE_MS'] ?? 10_000);
 const WARM_MS = Number(process.env['BENCH_WARM_MS'] ?? 2_000);
 const CONCURRENCY = (process.env['BENCH_CONCURRENCY'] ?? '1,16,64').split(',').map(Number);
-const ALL_TARGETS = ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp', 'mcp-proxy', 'mcp-hub'] as const;
+const ALL_TARGETS = ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp', 'toolhub-sse-1p', 'toolhub-sse-mp', 'mcp-proxy', 'mcp-hub'] as const;
+/** The ToolHub rows the verdicts are given for. */
+const TOOLHUB_MODES: TargetId[] = ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp', 'toolhub-sse-1p', 'toolhub-sse-mp'];
 type TargetId = 'floor' | (typeof ALL_TARGETS)[number];
 const TARGETS: TargetId[] = ['floor', ...((process.env['BENCH_TARGETS']?.split(',').filter(Boolean) ?? [...ALL_TARGETS]) as TargetId[]).filter((t) => t !== 'floor')];
 const SERVER_JS = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -171,6 +174,8 @@ const LABELS: Record<TargetId, string> = {
   'toolhub-mp': 'ToolHub multi-process (gRPC)',
   'toolhub-mcp-1p': 'ToolHub one-process (MCP door)',
   'toolhub-mcp-mp': 'ToolHub multi-process (MCP door)',
+  'toolhub-sse-1p': 'ToolHub one-process (MCP door, HTTP+SSE)',
+  'toolhub-sse-mp': 'ToolHub multi-process (MCP door, HTTP+SSE)',
   'mcp-proxy': `mcp-proxy ${PEER_VERSIONS['mcp-proxy']} (Streamable HTTP)`,
   'mcp-hub': `mcp-hub ${PEER_VERSIONS['mcp-hub']} (HTTP+SSE /mcp)`,
 };
@@ -285,7 +290,15 @@ async function startToolhubMultiProcess(): Promise<Target> {
 /** The echo tool as the MCP door exposes it once looked up (default view: tool_info adds it to tools/list). */
 const DOOR_TOOL = { id: 'mcp:everything_echo', exposed: 'mcp__everything_echo' };
 
-async function startToolhubMcpOneProcess(): Promise<Target> {
+/** How the load generator reaches the door: Streamable HTTP at /mcp, or HTTP+SSE (2024-11-05) at /sse. */
+function doorGenerator(transport: 'http' | 'sse', mcpPort: number): Record<string, string> {
+  const path = transport === 'http' ? '/mcp' : '/sse';
+  return { GEN_TRANSPORT: transport, GEN_URL: `http://127.0.0.1:${mcpPort}${path}`, GEN_TOOL: DOOR_TOOL.exposed, GEN_LOAD: DOOR_TOOL.id };
+}
+
+const TRANSPORT_NAME = { http: 'Streamable HTTP', sse: 'HTTP+SSE: GET /sse stream + POST /messages' } as const;
+
+async function startToolhubMcpOneProcess(transport: 'http' | 'sse'): Promise<Target> {
   const mcpPort = await freePort();
   const app = await spawnApp(
     'toolhub (one process, MCP door)',
@@ -294,6 +307,7 @@ async function startToolhubMcpOneProcess(): Promise<Target> {
       TOOLHUB_GRPC_PORT: '0',
       TOOLHUB_ADMIN_PORT: '0',
       TOOLHUB_MCP_PORT: String(mcpPort),
+      TOOLHUB_CONSOLE_PORT: '0',
       TOOLHUB_MCP_JSON_RESPONSE: process.env['BENCH_MCP_JSON'] ?? 'false',
       TOOLHUB_DATA_DIR: scratchDir('gateway-toolhub-mcp'),
       TOOLHUB_MCP_CONFIG: MCP_CONFIG,
@@ -303,15 +317,15 @@ async function startToolhubMcpOneProcess(): Promise<Target> {
     /ToolHub is running/,
   );
   return withGenerator(
-    'toolhub-mcp-1p',
-    'load generator (MCP SDK client, Streamable HTTP) → toolhub MCP door (dist/apps/toolhub, default view; the echo tool loaded with tool_info, then called typed) → server-everything over stdio',
+    transport === 'http' ? 'toolhub-mcp-1p' : 'toolhub-sse-1p',
+    `load generator (MCP SDK client, ${TRANSPORT_NAME[transport]}) → toolhub MCP door (dist/apps/toolhub, default view; the echo tool loaded with tool_info, then called typed) → server-everything over stdio`,
     'load-mcp.js',
-    { GEN_TRANSPORT: 'http', GEN_URL: `http://127.0.0.1:${mcpPort}/mcp`, GEN_TOOL: DOOR_TOOL.exposed, GEN_LOAD: DOOR_TOOL.id },
+    doorGenerator(transport, mcpPort),
     [['toolhub', app.pid]],
   );
 }
 
-async function startToolhubMcpMultiProcess(): Promise<Target> {
+async function startToolhubMcpMultiProcess(transport: 'http' | 'sse'): Promise<Target> {
   let nats: NatsServerHandle | undefined;
   if (!process.env['NATS_URL']) {
     nats = await startNatsServer();
@@ -324,14 +338,14 @@ async function startToolhubMcpMultiProcess(): Promise<Target> {
   const dispatcher = await spawnApp(
     'dispatcher (MCP door)',
     [...PROFILE_ARGS, requireBuilt('dispatcher')],
-    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: '0', TOOLHUB_MCP_PORT: String(mcpPort), TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox-mcp'), LOG_LEVEL: 'info' },
+    { NATS_URL: natsUrl, TOOLHUB_GRPC_PORT: '0', TOOLHUB_MCP_PORT: String(mcpPort), TOOLHUB_CONSOLE_PORT: '0', TOOLHUB_OUTBOX_DIR: scratchDir('gateway-outbox-mcp'), LOG_LEVEL: 'info' },
     /dispatcher listening/,
   );
   return withGenerator(
-    'toolhub-mcp-mp',
-    `load generator (MCP SDK client, Streamable HTTP) → dispatcher MCP door (dist/apps/dispatcher) → NATS (${nats ? 'private nats-server' : 'NATS_URL'}) → adapter-mcp → server-everything over stdio; registry not run (as toolhub-mp)`,
+    transport === 'http' ? 'toolhub-mcp-mp' : 'toolhub-sse-mp',
+    `load generator (MCP SDK client, ${TRANSPORT_NAME[transport]}) → dispatcher MCP door (dist/apps/dispatcher) → NATS (${nats ? 'private nats-server' : 'NATS_URL'}) → adapter-mcp → server-everything over stdio; registry not run (as toolhub-mp)`,
     'load-mcp.js',
-    { GEN_TRANSPORT: 'http', GEN_URL: `http://127.0.0.1:${mcpPort}/mcp`, GEN_TOOL: DOOR_TOOL.exposed, GEN_LOAD: DOOR_TOOL.id },
+    doorGenerator(transport, mcpPort),
     [
       ['dispatcher', dispatcher.pid],
       ['adapter-mcp', adapter.pid],
@@ -494,7 +508,7 @@ function verdicts(rows: Row[]): Verdict[] {
   const out: Verdict[] = [];
   const peers: TargetId[] = ['mcp-proxy', 'mcp-hub'];
   for (const c of CONCURRENCY) {
-    for (const mode of ['toolhub-1p', 'toolhub-mp', 'toolhub-mcp-1p', 'toolhub-mcp-mp'] as TargetId[]) {
+    for (const mode of TOOLHUB_MODES) {
       const th = rows.find((r) => r.target === mode && r.concurrency === c);
       if (!th) continue;
       const ps = peers.map((p) => rows.find((r) => r.target === p && r.concurrency === c)).filter((r): r is Row => r !== undefined);
@@ -518,7 +532,7 @@ function verdictLines(vs: Verdict[]): string[] {
   return vs.map((v) => {
     const peers = Object.entries(v.peers);
     return (
-      `concurrency ${String(v.concurrency).padStart(2)}, ${LABELS[v.mode].padEnd(28)}: p50 ${word(v.aheadInP50)} (${v.p50Ms} ms vs ${peers.map(([n, p]) => `${n} ${p.p50Ms}`).join(', ')}); ` +
+      `concurrency ${String(v.concurrency).padStart(2)}, ${LABELS[v.mode].padEnd(42)}: p50 ${word(v.aheadInP50)} (${v.p50Ms} ms vs ${peers.map(([n, p]) => `${n} ${p.p50Ms}`).join(', ')}); ` +
       `calls/s ${word(v.aheadInCallsPerSecond)} (${v.callsPerSecond} vs ${peers.map(([n, p]) => `${n} ${p.callsPerSecond}`).join(', ')})`
     );
   });
@@ -588,10 +602,16 @@ async function main(): Promise<void> {
         targets.push(await startToolhubMultiProcess());
         break;
       case 'toolhub-mcp-1p':
-        targets.push(await startToolhubMcpOneProcess());
+        targets.push(await startToolhubMcpOneProcess('http'));
         break;
       case 'toolhub-mcp-mp':
-        targets.push(await startToolhubMcpMultiProcess());
+        targets.push(await startToolhubMcpMultiProcess('http'));
+        break;
+      case 'toolhub-sse-1p':
+        targets.push(await startToolhubMcpOneProcess('sse'));
+        break;
+      case 'toolhub-sse-mp':
+        targets.push(await startToolhubMcpMultiProcess('sse'));
         break;
       case 'mcp-proxy':
         targets.push(await startMcpProxy(peerEntries!['mcp-proxy']));

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       'ToolHub is running in one process (dispatcher, registry, adapter-local, adapter-mcp, adapter-cloud; in-process bus).',
       `  agent API:  ${address}  (toolhub.v1.ToolHub; health and reflection on)`,
       `  admin API:  ${admin.address}  (toolhub.v1.RegistryAdmin)`,
-      `  MCP:        ${door ? `${door.address}  (Streamable HTTP; stdio: npm run toolhub -- mcp)` : 'off (TOOLHUB_MCP_DOOR=false)'}`,
+      `  MCP:        ${door ? `${door.address}  (Streamable HTTP${door.door.options.stateless ? '' : `; older hosts: HTTP+SSE at ${door.door.sseAddress}`}; stdio: npm run toolhub -- mcp)` : 'off (TOOLHUB_MCP_DOOR=false)'}`,
       `  console:    ${web ? `${web.url}  (operator console in the browser${web.uiBuiltMs ? `; bundle built at start in ${web.uiBuiltMs} ms` : ''})` : 'off (TOOLHUB_CONSOLE=0)'}`,
       `  health:     ${ops.health?.address ?? 'off'}  (grpc.health.v1; "readiness", "liveness")   metrics: ${ops.metrics?.url ?? 'off'}`,
       `  providers:  ${providers.join(', ')}`,

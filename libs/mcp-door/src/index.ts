@@ -1,12 +1,12 @@
 /**
- * @toolhub/mcp-door — the MCP front door: Streamable HTTP at /mcp over the dispatcher's public
+ * @toolhub/mcp-door — the MCP front door: Streamable HTTP at /mcp (and HTTP+SSE at /sse for older hosts) over the dispatcher's public
  * methods (identity, grants, admission, deadlines, cancellation, events and error texts stay
  * decided below the door). Any new export added here becomes public API.
  */
 export { mcpAuthenticator, mcpResourceUrl } from './auth';
 export { type DoorBackend, type DoorCall, type DoorRuns, apiFor, asCallError, callContextOf } from './backend';
 export { type DoorCallResult, failureResult, runFailureResult, runResult } from './call-result';
-export { McpDoor, type McpDoorDeps, type RequestObserver } from './http-door';
+export { type DoorTransport, McpDoor, type McpDoorDeps, type RequestObserver, SSE_MESSAGES_PATH, SSE_PATH } from './http-door';
 export { createSessionServer, withTaskSupport } from './mcp-server';
 export { registerMcpMetrics } from './metrics';
 export { type RunningMcpDoor, startMcpDoor } from './start';

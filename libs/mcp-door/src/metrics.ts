@@ -14,17 +14,18 @@ export function registerMcpMetrics(registry: Registry, door: McpDoor): void {
   const registers = [registry];
   const requests = new Counter({
     name: 'toolhub_mcp_requests_total',
-    help: 'MCP door requests by JSON-RPC method (or HTTP verb) and outcome (ok, is_error, unauthenticated, unknown_session, parse_error, too_large, ...)',
-    labelNames: ['method', 'outcome'] as const,
+    help: 'MCP door requests by JSON-RPC method (or HTTP verb), outcome (ok, is_error, unauthenticated, unknown_session, parse_error, too_large, ...) and transport (streamable-http, sse = HTTP+SSE 2024-11-05, none)',
+    labelNames: ['method', 'outcome', 'transport'] as const,
     registers,
   });
-  door.observe((method, outcome) => requests.inc({ method: KNOWN_METHODS.has(method) ? method : '_other', outcome }));
+  door.observe((method, outcome, transport) => requests.inc({ method: KNOWN_METHODS.has(method) ? method : '_other', outcome, transport }));
   new Gauge({
     name: 'toolhub_mcp_sessions_open',
-    help: 'MCP sessions open now',
+    help: 'MCP sessions open now, by transport (streamable-http, sse)',
+    labelNames: ['transport'] as const,
     registers,
     collect() {
-      this.set(door.sessionCount);
+      for (const [transport, n] of Object.entries(door.sessionsByTransport())) this.set({ transport }, n);
     },
   });
   new Counter({

@@ -36,6 +36,7 @@ export async function startMcpDoor(
       resourceUrl: settings.mcpResourceUrl ?? (settings.mcpPort === 0 ? undefined : mcpResourceUrl(settings)), authorizationServers: settings.authJwtIssuer ? [settings.authJwtIssuer] : [] },
     { authenticator, logger: log, allowUnauthenticated: settings.allowUnauthenticated },
   );
-  log?.info({ address: door.address, view: door.options.view, stateless: door.options.stateless, auth: authenticator.methods }, `MCP door listening on ${door.address}`);
+  const sse = door.options.stateless ? '' : `; HTTP+SSE (older hosts) at ${door.sseAddress}`;
+  log?.info({ address: door.address, sseAddress: door.sseAddress, view: door.options.view, stateless: door.options.stateless, auth: authenticator.methods }, `MCP door listening on ${door.address}${sse}`);
   return { door, address: door.address, registerMetrics: (r) => registerMcpMetrics(r, door), close: () => door.close() };
 }

@@ -70,7 +70,8 @@ describe('the token budget of looked-up tools, and metrics', () => {
       const registry = new Registry();
       registerMcpMetrics(registry, stack.door);
       const text = await registry.metrics();
-      expect(text).toMatch(/toolhub_mcp_sessions_open \d+/);
+      expect(text).toMatch(/toolhub_mcp_sessions_open\{transport="streamable-http"\} [1-9]/);
+      expect(text).toMatch(/toolhub_mcp_sessions_open\{transport="sse"\} 0/);
       expect(text).toMatch(/toolhub_mcp_requests_total\{method="tools\/list",outcome="ok"\} \d+|toolhub_mcp_loaded_tools \d+/);
       expect(text).toMatch(/toolhub_mcp_loaded_tools [1-9]/);
     } finally {
