@@ -50,12 +50,33 @@ export interface McpDoorDeps {
   allowUnauthenticated?: boolean;
 }
 
+/** A session's transport, tagged by kind. */
+type SessionTransport = { kind: 'streamable-http'; transport: NodeStreamableHttpTransport } | { kind: 'sse'; transport: NodeSseTransport };
+
 type LiveSession = {
   session: DoorSession;
   /** The session's server declared MCP tasks (async runs were on when it was opened). */
   tasks: boolean;
   close(): Promise<void>;
-} & ({ kind: 'streamable-http'; transport: NodeStreamableHttpTransport } | { kind: 'sse'; transport: NodeSseTransport });
+} & SessionTransport;
+
+/** A table entry for a session served over `transport`; closing it closes the transport, then the SDK server. */
+function liveSession(
+  transport: SessionTransport,
+  session: DoorSession,
+  server: { close(): Promise<void> },
+  tasks: boolean,
+): LiveSession {
+  return {
+    ...transport,
+    session,
+    tasks,
+    close: async () => {
+      await transport.transport.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
+    },
+  };
+}
 
 /**
  * Without the tasks capability the spec wants a task-augmented `tools/call` processed normally,
@@ -455,16 +476,7 @@ export class McpDoor {
         this.sessions.delete(sid);
       },
     });
-    const live: LiveSession = {
-      kind: 'streamable-http',
-      session,
-      transport,
-      tasks,
-      close: async () => {
-        await transport.close().catch(() => undefined);
-        await server.close().catch(() => undefined);
-      },
-    };
+    const live = liveSession({ kind: 'streamable-http', transport }, session, server, tasks);
     transport.onclose = () => {
       if (id !== undefined && this.sessions.get(id) === live) this.sessions.delete(id);
     };
@@ -492,16 +504,7 @@ export class McpDoor {
     const { server, tasks } = this.serverFor(session, true, 'sse');
     const sid = randomUUID();
     const transport = new NodeSseTransport(res, SSE_MESSAGES_PATH, sid);
-    const live: LiveSession = {
-      kind: 'sse',
-      session,
-      transport,
-      tasks,
-      close: async () => {
-        await transport.close().catch(() => undefined);
-        await server.close().catch(() => undefined);
-      },
-    };
+    const live = liveSession({ kind: 'sse', transport }, session, server, tasks);
     // The client closed the stream (or the door did): the session is gone; the SDK server aborts its in-flight requests.
     transport.onclose = () => {
       if (this.sessions.get(sid) === live) this.sessions.delete(sid);

@@ -3,12 +3,13 @@
 Env: DOOR_URL, DOOR_KEY. Prints one line per step; exits non-zero on the first failure.
 """
 import os
-import sys
 
 import anyio
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from interop_support import check, list_changed_handler, text_of
 
 URL = os.environ["DOOR_URL"]
 KEY = os.environ["DOOR_KEY"]
@@ -22,26 +23,10 @@ def attr(obj, *names):
     return None
 
 
-def text_of(result):
-    return "\n".join(getattr(b, "text", "") or "" for b in result.content)
-
-
-async def on_message(message):
-    if "list_changed" in repr(message) or "ToolListChanged" in type(message).__name__:
-        changed.set()
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAILED: {what}", flush=True)
-        sys.exit(1)
-    print(f"ok: {what}", flush=True)
-
-
 async def main():
     async with httpx2.AsyncClient(headers={"authorization": f"Bearer {KEY}"}) as http:
         async with streamable_http_client(URL, http_client=http) as streams:
-            async with ClientSession(streams[0], streams[1], message_handler=on_message) as s:
+            async with ClientSession(streams[0], streams[1], message_handler=list_changed_handler(changed)) as s:
                 await s.initialize()
                 found = ""
                 for _ in range(50):

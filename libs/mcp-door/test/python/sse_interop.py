@@ -5,11 +5,12 @@ Loads the tool with tool_info (list_changed), calls it typed by its listed name.
 Prints one line per step; exits non-zero on the first failure.
 """
 import os
-import sys
 
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.sse import sse_client
+
+from interop_support import check, list_changed_handler, text_of
 
 URL = os.environ["DOOR_SSE_URL"]
 KEY = os.environ["DOOR_KEY"]
@@ -18,25 +19,9 @@ LISTED = TOOL_ID.replace(":", "__")
 changed = anyio.Event()
 
 
-def text_of(result):
-    return "\n".join(getattr(b, "text", "") or "" for b in result.content)
-
-
-async def on_message(message):
-    if "list_changed" in repr(message) or "ToolListChanged" in type(message).__name__:
-        changed.set()
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAILED: {what}", flush=True)
-        sys.exit(1)
-    print(f"ok: {what}", flush=True)
-
-
 async def main():
     async with sse_client(URL, headers={"authorization": f"Bearer {KEY}"}) as streams:
-        async with ClientSession(streams[0], streams[1], message_handler=on_message) as s:
+        async with ClientSession(streams[0], streams[1], message_handler=list_changed_handler(changed)) as s:
             init = await s.initialize()
             check(init.server_info.name == "toolhub" if hasattr(init, "server_info") else init.serverInfo.name == "toolhub", "initialized over HTTP+SSE")
             info = await s.call_tool("tool_info", {"name": TOOL_ID})
