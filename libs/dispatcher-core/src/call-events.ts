@@ -293,10 +293,11 @@ export class CallEventPublisher {
   }
 
   /**
-   * Records one event. With an outbox the returned promise resolves once it is on disk: the events
-   * recorded in one event-loop turn are appended together, with one `write(2)`, when the turn's
-   * synchronous work and promise callbacks are done (`process.nextTick`), so a call whose reply
-   * waits for this never answers before its event is on disk. With 'ack' it resolves once
+   * Records one event. With an outbox the returned promise resolves once it is on disk: events are
+   * appended together, with one `write(2)`, from `process.nextTick` (recorded in promise callbacks,
+   * as on the run path, that is once the queue of those callbacks has drained; recorded from
+   * synchronous code, right after it), so a call whose reply waits for this never answers before
+   * its event is on disk. With 'ack' it resolves once
    * JetStream stored it (or `ackTimeoutMs` passed: it stays queued then).
    */
   record(event: ToolCalled): Promise<void> | undefined {
