@@ -9,17 +9,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { type Progress, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '@toolhub/auth';
-import { natsUrl, repoRoot, scratchDir, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
-import { execFileSync, spawn } from 'node:child_process';
+import { natsUrl, scratchDir, type SpawnedProcess, waitFor } from '@toolhub/test-harness';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { mcpPython, runInterop } from '../../libs/mcp-door/test/support/python-interop';
 import { startApp, startDispatcherProcess } from './support/stack';
 
 jest.setTimeout(120_000);
 
 const KEY = 'sse-e2e-agent-key-0123456789abcdef';
-const ROOT = repoRoot(__dirname);
 
 type TextBlock = { type: string; text?: string };
 const textOf = (r: object) => (((r as { content?: TextBlock[] }).content) ?? []).map((b) => b.text ?? '').join('\n');
@@ -102,12 +101,7 @@ describe('an older MCP host over HTTP+SSE → dispatcher MCP door → NATS → a
   });
 
   it('serves the Python mcp client over sse_client: load, list_changed, typed call', async () => {
-    const python = execFileSync('bash', [join(ROOT, 'scripts/mcp-python.sh')], { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-    const child = spawn(python, [join(ROOT, 'libs/mcp-door/test/python/sse_interop.py')], { env: { ...process.env, DOOR_SSE_URL: sseUrl, DOOR_KEY: KEY, TOOL_ID: 'mcp:everything_echo' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runInterop(mcpPython(), 'sse_interop.py', { DOOR_SSE_URL: sseUrl, DOOR_KEY: KEY, TOOL_ID: 'mcp:everything_echo' });
     expect({ code, out }).toMatchObject({ code: 0 });
     expect(out).toContain('ok: typed call echoes the message');
     expect(out).toContain('DONE');
