@@ -176,7 +176,7 @@ async function runAttackers(address: string, payload: Buffer, end: number): Prom
   const child = spawn(process.execPath, [__filename], { env: { ...process.env, ATTACKS_ROLE: 'attacker', ATTACKS_ADDRESS: address, ATTACKS_PAYLOAD: file, ATTACKS_END: String(end) }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((res) => child.on('exit', res));
+  await new Promise((res) => child.on('close', res)); // 'close': after the last of stdout is read
   return JSON.parse(out || '[]') as Answer[];
 }
 

@@ -29,7 +29,8 @@ describe('the MCP conformance suite against the door', () => {
     let log = '';
     child.stdout.on('data', (d: Buffer) => (log += d.toString()));
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close', not 'exit': the output's last chunks can arrive after the exit.
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const summary = log.slice(log.indexOf('=== SUMMARY ==='));
     expect({ code, summary }).toEqual({ code: 0, summary: expect.stringContaining('server-initialize: 1 passed, 0 failed') });
     for (const s of ['tools-list', 'ping', 'logging-set-level', 'dns-rebinding-protection', 'server-sse-multiple-streams']) expect(summary).toMatch(new RegExp(`✓ ${s}: \\d+ passed, 0 failed`));

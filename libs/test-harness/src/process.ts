@@ -135,6 +135,10 @@ export async function spawnProcess(command: string, args: readonly string[], opt
       resolve({ code, signal });
     });
   });
+  // 'exit' can come before the last stdout/stderr chunks are read; 'close' comes after them.
+  const streamsClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Bounded: a grandchild that inherited the pipes could hold them open for ever.
+  const outputSettled = (): Promise<unknown> => Promise.race([streamsClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
   const spawnFailed = new Promise<Error>((resolve) => {
     child.once('error', (err: NodeJS.ErrnoException) => {
       live.delete(child);
@@ -173,9 +177,11 @@ export async function spawnProcess(command: string, args: readonly string[], opt
   if (outcome === 'timeout') {
     child.kill('SIGKILL');
     await exited;
+    await outputSettled();
     throw new Error(`"${describe}" was not ready within ${timeoutMs} ms (waiting for ${String(options.readyPattern)}). Output:\n${output}`);
   }
   if (outcome !== 'ready') {
+    await outputSettled();
     throw new Error(`"${describe}" exited early (code ${outcome.code}, signal ${outcome.signal}). Output:\n${output}`);
   }
   const pid = child.pid as number;

@@ -16,6 +16,7 @@ export async function runInterop(python: string, script: string, env: Record<str
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': the output's last chunks can arrive after the exit.
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, out };
 }
