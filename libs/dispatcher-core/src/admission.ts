@@ -122,6 +122,15 @@ export class AdmissionGate {
    * a promise or a timer; only a call that has to wait gets a promise (and its queue timer).
    * @throws ToolHubError rate_limited, at once, when the queue is full or would take too long
    */
+  /** A slot's release when one is free and nobody waits; undefined otherwise (then {@link admit}). */
+  tryAdmit(): (() => void) | undefined {
+    if (this.active < this.options.maxConcurrent && this.queued === 0) {
+      this.active++;
+      return this.releaser();
+    }
+    return undefined;
+  }
+
   admit(deadline: number, signal?: AbortSignal): (() => void) | Promise<() => void> {
     if (this.active < this.options.maxConcurrent && this.queued === 0) {
       this.active++;

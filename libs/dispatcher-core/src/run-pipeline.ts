@@ -28,7 +28,7 @@ import {
   type ToolInfo,
   toToolHubError,
 } from '@toolhub/contracts';
-import { abortedByDeadline, type CallContext, principalOf, tracerProviderRegistered, whenAborted } from '@toolhub/grpc-edge';
+import { callAborted, callAbortedByDeadline, type CallContext, principalOf, tracerProviderRegistered, whenCallAborted } from '@toolhub/grpc-edge';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -96,7 +96,8 @@ export class RunPipeline {
       assertRunIdentifiers(req);
       this.assertBusConnected();
       release = this.deps.limiter.acquire(limitKey(principal, req.caller));
-      admitted = this.deps.admission.admit(deadline, call.signal);
+      // A free slot needs no signal; only a call that has to wait listens for its caller leaving.
+      admitted = this.deps.admission.tryAdmit() ?? this.deps.admission.admit(deadline, call.signal);
     } catch (err) {
       // Refused before any run was set up (shed under overload, an invalid request, the bus down):
       // answered and recorded without the run's span or anything else per run, because under
@@ -159,8 +160,8 @@ export class RunPipeline {
    */
   private async recordCall(req: RunToolRequest, call: CallContext, id: string, caller: string, started: number, outcome: Outcome): Promise<void> {
     let { status, code } = outcome;
-    if (Date.now() >= call.deadline || abortedByDeadline(call.signal)) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
-    else if (call.signal?.aborted) [status, code] = ['cancelled', ErrorCode.ERROR_CODE_UNSPECIFIED];
+    if (Date.now() >= call.deadline || callAbortedByDeadline(call)) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
+    else if (callAborted(call)) [status, code] = ['cancelled', ErrorCode.ERROR_CODE_UNSPECIFIED];
     const stored = this.deps.callEvents.record({
       eventId: randomUUID(),
       toolId: id,
@@ -203,7 +204,7 @@ export class RunPipeline {
     let attempts = 0;
     let lastError: ToolHubError | undefined;
     for (const [index, entry] of chain.entries()) {
-      if (Date.now() >= deadline || call.signal?.aborted) break;
+      if (Date.now() >= deadline || callAborted(call)) break;
       let candidate: RegisteredTool;
       let candidateArgs = args;
       if (typeof entry === 'string') {
@@ -250,7 +251,7 @@ export class RunPipeline {
           lastError = toToolHubError(err);
           const wait = backoffMs(attempt, options.retryBaseMs, options.retryMaxMs, lastError.retryAfterMs);
           const canRetry =
-            attempt < options.maxAttempts && isRetryableCode(lastError) && isRetrySafe(info, req.idempotencyKey) && Date.now() + wait < deadline && !call.signal?.aborted;
+            attempt < options.maxAttempts && isRetryableCode(lastError) && isRetrySafe(info, req.idempotencyKey) && Date.now() + wait < deadline && !callAborted(call);
           if (!canRetry) break;
           await sleep(wait);
         }
@@ -272,16 +273,10 @@ export class RunPipeline {
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
     // server or HTTP API), and stop waiting for its answer (`tracked.lost` rejects: no promise of
     // its own per call for this). On the edge's signals a hook, cheaper than an abort listener.
-    let unhook: (() => void) | undefined;
-    const signal = call.signal;
-    if (signal) {
-      const onAbort = (): void => {
-        this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
-        tracked.cancel(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
-      };
-      if (signal.aborted) onAbort();
-      else unhook = whenAborted(signal, onAbort);
-    }
+    const unhook = whenCallAborted(call, () => {
+      this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
+      tracked.cancel(ToolHubError.unavailable('The caller cancelled the call; the adapter was asked to stop it.'));
+    });
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
       const result = Promise.race([

@@ -64,6 +64,90 @@ export function abortCall(controller: AbortController, reason: unknown): void {
 }
 
 /**
+ * The abort state of one unary call at the edge, whose `AbortSignal` is made only when something
+ * reads `CallContext.signal`. Creating an AbortController (an EventTarget) for every call was ~1.4 %
+ * of the dispatcher's CPU per RunTool at concurrency 1 in a V8 profile (bench/dispatcher README,
+ * 2026-11-29 15:xx), and the run path only needs "aborted?", "why?" and one hook: those it gets
+ * from here ({@link callAborted}, {@link callAbortedByDeadline}, {@link whenCallAborted}).
+ */
+export class CallAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  /** The context this state was made for: a copy of it (`{ ...call }`) carries its own, materialised signal. */
+  context: object | undefined = undefined;
+  private hooks: Array<() => void> | null = null;
+  private controller: AbortController | undefined = undefined;
+
+  /** The call's signal, made now if nobody asked before (already aborted if the call was). */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = callAbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the call once: its signal (if made, with its listeners and hooks), then its own hooks. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    if (this.controller !== undefined) abortCall(this.controller, reason);
+    const hooks = this.hooks;
+    if (hooks) for (const fn of hooks.splice(0)) fn();
+  }
+
+  /** Runs `fn` once on abort (not if already aborted); returns what takes it off again. */
+  hook(fn: () => void): () => void {
+    const hooks = (this.hooks ??= []);
+    hooks.push(fn);
+    return () => {
+      const at = hooks.indexOf(fn);
+      if (at >= 0) hooks.splice(at, 1);
+    };
+  }
+}
+
+/** Where an edge context keeps its {@link CallAbort}. */
+export const CALL_ABORT = Symbol('toolhub.callAbort');
+type WithAbort = { signal?: AbortSignal; [CALL_ABORT]?: CallAbort };
+
+/** The context's own abort state, unless it is a copy (whose `signal` may have been replaced). */
+function abortOf(call: WithAbort): CallAbort | undefined {
+  const state = call[CALL_ABORT];
+  return state !== undefined && state.context === call ? state : undefined;
+}
+
+/** Whether the caller cancelled the call or went away (or its deadline closed it), without making its signal. */
+export function callAborted(call: WithAbort): boolean {
+  const state = abortOf(call);
+  return state !== undefined ? state.aborted : !!call.signal?.aborted;
+}
+
+/** {@link abortedByDeadline} for a call context, without making its signal. */
+export function callAbortedByDeadline(call: WithAbort): boolean {
+  const state = abortOf(call);
+  if (state === undefined) return abortedByDeadline(call.signal);
+  return state.aborted && state.reason instanceof CallAbortedError && state.reason.kind === 'deadline';
+}
+
+/**
+ * Runs `fn` when the call aborts — at once if it already has — and returns what takes it off
+ * again; undefined when the call cannot abort (no signal: in-process calls) or already ran `fn`.
+ */
+export function whenCallAborted(call: WithAbort, fn: () => void): (() => void) | undefined {
+  const state = abortOf(call);
+  if (state !== undefined) {
+    if (state.aborted) return void fn();
+    return state.hook(fn);
+  }
+  const signal = call.signal;
+  if (!signal) return undefined;
+  if (signal.aborted) return void fn();
+  return whenAborted(signal, fn);
+}
+
+/**
  * Runs `fn` once when `signal` aborts (not when it already has: check `signal.aborted` first);
  * returns what takes it off again. A hook on the edge's signals, an abort listener on any other.
  */

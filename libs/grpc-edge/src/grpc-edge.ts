@@ -16,7 +16,7 @@ import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, toToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
-import { abortCall, abortReason, callAbortController } from './call-aborts';
+import { abortReason, CALL_ABORT, CallAbort } from './call-aborts';
 import { callerTraceHeaders, metadataGetter, tracerProviderRegistered } from './tracing';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
@@ -210,12 +210,13 @@ export function principalFor(call: Pick<ServerUnaryCall<unknown, unknown>, 'meta
 export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext) => Promise<Res> | Res, auth?: EdgeAuth, onFailure?: FailureObserver): handleUnaryCall<Decoded<Req>, Res> {
   return (call: ServerUnaryCall<Decoded<Req>, Res>, callback: sendUnaryData<Res>) => {
     const arrivedUnixMs = Date.now();
-    // One controller per call; created lazily would save little, and the listener is cheap.
-    const abort = callAbortController();
+    // The call's AbortSignal is made only if something reads `signal` (see CallAbort).
+    const abort = new CallAbort();
     const rawDeadline = call.getDeadline();
     const deadline = rawDeadline instanceof Date ? rawDeadline.getTime() : Number.isFinite(rawDeadline) ? Number(rawDeadline) : Infinity;
-    const onCancelled = (): void => abortCall(abort, abortReason(arrivedUnixMs, deadline));
-    call.once('cancelled', onCancelled);
+    const onCancelled = (): void => abort.abort(abortReason(arrivedUnixMs, deadline));
+    // `on`, not `once`: abort() acts once anyway, and `once` wraps the listener in a closure per call.
+    call.on('cancelled', onCancelled);
     const requestId = String(call.metadata.get(HEADER_REQUEST_ID)[0] ?? randomUUID());
     const started = rpcObserver ? performance.now() : 0;
     /** Serves the call; in `span`, whose context is `active`, when this process traces. */
@@ -257,7 +258,19 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
       const serveAs = (principal: Principal): void => {
         who = principal;
         if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
-        const res = fn(req as Req, { deadline, requestId, signal: abort.signal, arrivedUnixMs, principal, traceHeaders });
+        const ctx: CallContext & { [CALL_ABORT]: CallAbort } = {
+          deadline,
+          requestId,
+          get signal() {
+            return abort.signal;
+          },
+          [CALL_ABORT]: abort,
+          arrivedUnixMs,
+          principal,
+          traceHeaders,
+        };
+        abort.context = ctx;
+        const res = fn(req as Req, ctx);
         if (res instanceof Promise) res.then((r) => finish(null, r), failed);
         else finish(null, res);
       };

@@ -1,7 +1,20 @@
 /** @toolhub/grpc-edge — defensive decoding, tracing and error mapping for ToolHub's gRPC services. */
 export { type CallContext, type EdgeAuth, type FailureObserver, type GuardOptions, guardedServiceDefinition, messageTooLargeError, observeRpcs, principalOf, type RpcObserver, toGrpcError, unary } from './grpc-edge';
 export { serverStream } from './server-stream';
-export { abortCall, abortedByDeadline, abortReason, CallAbortedError, callAbortController, deadlineSlackMs, whenAborted } from './call-aborts';
+export {
+  abortCall,
+  abortedByDeadline,
+  abortReason,
+  CALL_ABORT,
+  CallAbort,
+  callAborted,
+  callAbortedByDeadline,
+  CallAbortedError,
+  callAbortController,
+  deadlineSlackMs,
+  whenAborted,
+  whenCallAborted,
+} from './call-aborts';
 export { tracerProviderRegistered } from './tracing';
 export { addReflection, DescriptorIndex } from './reflection';
 export { CertificateFiles, type CertificateFilesOptions } from './certificate-files';
