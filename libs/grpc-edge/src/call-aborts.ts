@@ -108,13 +108,15 @@ export class CallAbort {
   }
 }
 
-/** Where an edge context keeps its {@link CallAbort}. */
-export const CALL_ABORT = Symbol('toolhub.callAbort');
-type WithAbort = { signal?: AbortSignal; [CALL_ABORT]?: CallAbort };
+/** How an edge context keeps its {@link CallAbort} (read through the helpers below, not directly). */
+export interface EdgeAbortState {
+  readonly callAbort: CallAbort;
+}
+type WithAbort = { signal?: AbortSignal; callAbort?: CallAbort };
 
 /** The context's own abort state, unless it is a copy (whose `signal` may have been replaced). */
 function abortOf(call: WithAbort): CallAbort | undefined {
-  const state = call[CALL_ABORT];
+  const state = call.callAbort;
   return state !== undefined && state.context === call ? state : undefined;
 }
 

@@ -16,7 +16,7 @@ import { type Authenticator, hasRole, LOCAL_PRINCIPAL, type Principal, type Role
 import { boundedError, ErrorInfo, GRPC_ERROR_TRAILER, HEADER_REQUEST_ID, type RunProgress, ToolHubError, toToolHubError, withoutStackTrace } from '@toolhub/contracts';
 import { randomUUID } from 'node:crypto';
 
-import { abortReason, CALL_ABORT, CallAbort } from './call-aborts';
+import { abortReason, CallAbort, type EdgeAbortState } from './call-aborts';
 import { callerTraceHeaders, metadataGetter, tracerProviderRegistered } from './tracing';
 
 /** Marks a request that could not be decoded; handlers reject it before doing anything. */
@@ -258,13 +258,16 @@ export function unary<Req, Res>(method: string, fn: (req: Req, call: CallContext
       const serveAs = (principal: Principal): void => {
         who = principal;
         if (span && principal !== LOCAL_PRINCIPAL) span.setAttribute('enduser.id', principal.id);
-        const ctx: CallContext & { [CALL_ABORT]: CallAbort } = {
+        // A getter on `this` and no computed key: V8 builds this literal ~3× faster than with a
+        // closure getter and a symbol key (a micro-benchmark, 2026-11-29), and a spread copy of
+        // the context still gets the signal (materialised).
+        const ctx: CallContext & EdgeAbortState = {
           deadline,
           requestId,
-          get signal() {
-            return abort.signal;
+          get signal(): AbortSignal {
+            return (this as EdgeAbortState).callAbort.signal;
           },
-          [CALL_ABORT]: abort,
+          callAbort: abort,
           arrivedUnixMs,
           principal,
           traceHeaders,

@@ -1,4 +1,4 @@
-import { abortCall, CALL_ABORT, CallAbort, callAbortController, callAborted, callAbortedByDeadline, CallAbortedError, whenAborted, whenCallAborted } from '../src/call-aborts';
+import { abortCall, CallAbort, callAbortController, callAborted, callAbortedByDeadline, CallAbortedError, whenAborted, whenCallAborted } from '../src/call-aborts';
 
 describe('abort hooks of the edge’s call signals', () => {
   it('runs each registered hook once, after the listeners, and not the ones taken off', () => {
@@ -34,10 +34,10 @@ describe('the lazy abort state of an edge call (CallAbort)', () => {
     const ctx = {
       deadline: Infinity,
       requestId: 'r',
-      get signal() {
-        return abort.signal;
+      get signal(): AbortSignal {
+        return (this as { callAbort: CallAbort }).callAbort.signal;
       },
-      [CALL_ABORT]: abort,
+      callAbort: abort,
     };
     abort.context = ctx;
     return ctx;
