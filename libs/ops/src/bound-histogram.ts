@@ -28,6 +28,10 @@ export function boundHistogram<T extends string>(h: Histogram<T>, labels: LabelV
   const internals = h as unknown as HistogramInternals;
   let hash: string | undefined;
   let series: SeriesValues | undefined;
+  // The buckets' property names: indexing with the number itself converts it to a string on every
+  // observe (~0.1 µs; the hottest line of this file in a dispatcher profile, 2026-11-29).
+  let keyedBounds: number[] | undefined;
+  let keys: string[] = [];
   const find = (): void => {
     series = undefined;
     const map = internals.hashMap;
@@ -47,10 +51,14 @@ export function boundHistogram<T extends string>(h: Histogram<T>, labels: LabelV
     s.sum += value;
     s.count += 1;
     const bounds = internals.upperBounds!;
+    if (bounds !== keyedBounds) {
+      keyedBounds = bounds;
+      keys = bounds.map(String);
+    }
+    const buckets = s.bucketValues as unknown as Record<string, number>;
     for (let i = 0; i < bounds.length; i++) {
-      const bound = bounds[i]!;
-      if (value <= bound) {
-        s.bucketValues[bound]! += 1;
+      if (value <= bounds[i]!) {
+        buckets[keys[i]!]! += 1;
         break;
       }
     }

@@ -57,15 +57,28 @@ export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispat
   });
   // Bound series by key, resolved once per series (it also bounds the series: see MAX_RUN_SERIES):
   // an observe then skips prom-client's per-call label work (bound-histogram.ts).
-  const series = new Map<string, { tool: string; observe: (v: number) => void }>();
+  // Keyed provider → tool → status → error code, not by one joined string: joining made a new
+  // string to hash on every RunTool (a hot line of the dispatcher's profile, 2026-11-29).
+  type Entry = { tool: string; observe: (v: number) => void };
+  const series = new Map<string, Map<string, Map<string, Map<number, Entry>>>>();
+  let seriesCount = 0;
   dispatcher.callEvents.observe((event: ToolCalled) => {
-    const code = codeName(event.errorCode);
-    const key = `${event.provider}\u0000${event.name}\u0000${event.status}\u0000${code}`;
-    let entry = series.get(key);
+    let entry = series.get(event.provider)?.get(event.name)?.get(event.status)?.get(event.errorCode);
     if (!entry) {
-      const tool = series.size < MAX_RUN_SERIES ? event.name : '_other';
+      const code = codeName(event.errorCode);
+      const tool = seriesCount < MAX_RUN_SERIES ? event.name : '_other';
       entry = { tool, observe: boundHistogram(runs, { provider: event.provider, tool, status: event.status, code }) };
-      if (tool !== '_other') series.set(key, entry);
+      if (tool !== '_other') {
+        // Maps made only for a series kept, so the cap bounds them too.
+        let byTool = series.get(event.provider);
+        if (!byTool) series.set(event.provider, (byTool = new Map()));
+        let byStatus = byTool.get(event.name);
+        if (!byStatus) byTool.set(event.name, (byStatus = new Map()));
+        let byCode = byStatus.get(event.status);
+        if (!byCode) byStatus.set(event.status, (byCode = new Map()));
+        byCode.set(event.errorCode, entry);
+        seriesCount++;
+      }
     }
     entry.observe(event.latencyMs / 1000);
     if (event.attempts > 1) retries.inc({ provider: event.provider, tool: entry.tool }, event.attempts - 1);
