@@ -44,8 +44,13 @@ export function toolListKey(provider: string, path: string, recursive: boolean):
   return `${toolListKeyPrefix(provider)}${escapeSegment(normalized)}:${recursive ? 'r' : '1'}`;
 }
 
-// Escapes only what would make keys ambiguous or awkward in redis-cli; `/` stays readable.
+const NEEDS_ESCAPE = /[%:@\s\p{Cc}]/u;
+
+// Escapes only what would make keys ambiguous or awkward in redis-cli; `/` stays readable. Nearly
+// every segment has nothing to escape: a test without a replacement callback settles that (the
+// dispatcher builds a key per RunTool for its cache lookup).
 function escapeSegment(segment: string): string {
+  if (segment === '' || !NEEDS_ESCAPE.test(segment)) return segment;
   return segment.replace(/[%:@\s\p{Cc}]/gu, (ch) => {
     const bytes = encoder.encode(ch);
     return Array.from(bytes, (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
