@@ -104,7 +104,8 @@ export class RunPipeline {
       // overload most calls end here and what they cost delays the calls that were admitted.
       release?.();
       const e = toToolHubError(err);
-      await this.recordCall(req, call, id, caller, started, { status: e.code, code: errorCodeToProto(e.code), attempts: 0, fallback: '' });
+      const stored = this.recordCall(req, call, id, caller, started, { status: e.code, code: errorCodeToProto(e.code), attempts: 0, fallback: '' });
+      if (stored) await stored;
       throw e;
     }
     // One object per call, updated in place (read by recordCall when the run ends).
@@ -142,7 +143,8 @@ export class RunPipeline {
         slot?.();
         release?.();
         span?.end();
-        await this.recordCall(req, call, id, caller, started, outcome);
+        const stored = this.recordCall(req, call, id, caller, started, outcome);
+        if (stored) await stored;
       }
     };
     // No tracer provider registered (nothing recorded): no span; the caller's trace context still
@@ -156,9 +158,10 @@ export class RunPipeline {
    * went away saw no result at all, and one whose gRPC deadline passed got DEADLINE_EXCEEDED from
    * grpc-js whatever we found. (grpc-js also signals "cancelled" when it ends a call at its
    * deadline: that is checked first.) Waits until the event is durable: on disk with the outbox
-   * (one append for the events of one turn), in JetStream with durability 'ack'.
+   * (one append for the events of one turn), in JetStream with durability 'ack'. Returns that wait,
+   * or undefined when there is none: not an async function, which would cost a promise per call.
    */
-  private async recordCall(req: RunToolRequest, call: CallContext, id: string, caller: string, started: number, outcome: Outcome): Promise<void> {
+  private recordCall(req: RunToolRequest, call: CallContext, id: string, caller: string, started: number, outcome: Outcome): Promise<void> | undefined {
     let { status, code } = outcome;
     if (Date.now() >= call.deadline || callAbortedByDeadline(call)) [status, code] = ['timeout', ErrorCode.ERROR_CODE_TIMEOUT];
     else if (callAborted(call)) [status, code] = ['cancelled', ErrorCode.ERROR_CODE_UNSPECIFIED];
@@ -178,7 +181,7 @@ export class RunPipeline {
       claimGroup: '', // stamped by the publisher when it publishes grouped
     });
     // The reply waits until the event is durable: outbox, on disk; 'ack', in JetStream.
-    if (stored) await stored;
+    return stored;
   }
 
   /** Fails a run at once while the bus is down, instead of letting it wait for its whole deadline. */
