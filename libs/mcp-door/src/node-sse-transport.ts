@@ -2,10 +2,10 @@
  * MCP HTTP+SSE (the 2024-11-05 transport, which the spec keeps as the backwards-compatible path
  * for older hosts), server side, on Node's `http` objects like node-transport.ts. A GET opens the
  * session's event stream; its first event, `endpoint`, names the URL the client POSTs every message
- * to; each POST is answered 202 at once and every server message (responses, progress,
- * list_changed, task notifications) goes out on the one stream. The same protocol as the SDK's
- * deprecated `SSEServerTransport`, without its second read of the body (`raw-body`): the door has
- * already read, sized and parsed it. Closing the stream ends the session (the SDK server then
+ * to; each POST is answered 202 (right after the message has been dispatched, see handlePost) and
+ * every server message (responses, progress, list_changed, task notifications) goes out on the one
+ * stream. The same protocol as the SDK's deprecated `SSEServerTransport`, without its second read of
+ * the body (`raw-body`): the door has already read, sized and parsed it. Closing the stream ends the session (the SDK server then
  * aborts its in-flight requests, so their runs are cancelled down to the adapter).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -19,6 +19,14 @@ function jsonError(res: ServerResponse, status: number, code: number, message: s
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+function accept(res: ServerResponse): void {
+  if (!res.headersSent && !res.destroyed) res.writeHead(202, { 'content-length': '0' }).end();
+}
+
+function acceptLater(res: ServerResponse): void {
+  setImmediate(accept, res);
 }
 
 export class NodeSseTransport implements Transport {
@@ -71,9 +79,16 @@ export class NodeSseTransport implements Transport {
       this.onerror?.(parsed.error);
       return jsonError(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response (a request needs "method" and "id", a notification "method", a response "id" and "result" or "error").');
     }
-    // Accepted before it is handled: the answer goes out on the stream, whenever it is ready.
-    res.writeHead(202, { 'content-length': '0' }).end();
-    this.onmessage?.(parsed.data, { requestInfo: { headers: req.headers } });
+    try {
+      this.onmessage?.(parsed.data, { requestInfo: { headers: req.headers } });
+    } finally {
+      // Accepted; the answer goes out on the stream whenever it is ready. The 202 is written two
+      // loop turns later: by then the in-process bus (one setImmediate turn) has handed a tools/call
+      // to its adapter, which has written it to the MCP server, so the server works while the 202
+      // is written instead of after it (mcp-hub's order too: forward, then 202). At concurrency 1
+      // that takes a socket write, and the client's wake-up for it, off the call's path.
+      setImmediate(acceptLater, res);
+    }
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
