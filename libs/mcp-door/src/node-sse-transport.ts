@@ -37,6 +37,9 @@ export function isPlainRequest(m: unknown): boolean {
   return p !== null && typeof p === 'object' && !Array.isArray(p) && (p as Record<string, unknown>)._meta === undefined;
 }
 
+/** Most request ids tracked as in flight per session (past it the set starts over). */
+const MAX_TRACKED = 10_000;
+
 function accept(res: ServerResponse): void {
   if (!res.headersSent && !res.destroyed) res.writeHead(202, { 'content-length': '0' }).end();
 }
@@ -53,6 +56,8 @@ export class NodeSseTransport implements Transport {
   private stream: ServerResponse | undefined;
   private closed = false;
   private dispatchRequest: ((message: JSONRPCMessage, extra: MessageExtraInfo) => void) | undefined;
+  /** Ids of POSTed requests not yet answered. */
+  private readonly inFlight = new Set<string | number>();
 
   /**
    * @param res the GET's response: the session's event stream
@@ -114,20 +119,44 @@ export class NodeSseTransport implements Transport {
       }
       message = parsed.data;
     }
+    // Only while nothing else is in flight (see below); otherwise the 202 goes at once, as before.
+    const alone = this.track(message);
     try {
       if (direct) this.dispatchRequest!(message, extra);
       else this.onmessage?.(message, extra);
     } finally {
-      // Accepted; the answer goes out on the stream whenever it is ready. The 202 is written two
-      // loop turns later: by then the in-process bus (one setImmediate turn) has handed a tools/call
-      // to its adapter, which has written it to the MCP server, so the server works while the 202
-      // is written instead of after it (mcp-hub's order too: forward, then 202). At concurrency 1
-      // that takes a socket write, and the client's wake-up for it, off the call's path.
-      setImmediate(acceptLater, res);
+      // Accepted; the answer goes out on the stream whenever it is ready. A request that arrives
+      // alone gets its 202 two loop turns later: by then the in-process bus (one setImmediate turn)
+      // has handed a tools/call to its adapter, which has written it to the MCP server, so the
+      // server works while the 202 is written instead of after it (mcp-hub's order too: forward,
+      // then 202); at concurrency 1 that takes a socket write off the call's path. With requests
+      // in flight the server is busy anyway, and a POST held longer only makes the client open
+      // more connections.
+      if (alone) setImmediate(acceptLater, res);
+      else accept(res);
     }
   }
 
+  /**
+   * Notes a POSTed request as in flight until its response is sent (a cancelled one until its
+   * `notifications/cancelled`); true when no other request was in flight.
+   */
+  private track(message: JSONRPCMessage): boolean {
+    const m = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method !== 'string') return this.inFlight.size === 0;
+    if (m.id === undefined) {
+      if (m.method === 'notifications/cancelled') this.inFlight.delete(m.params?.requestId as string | number);
+      return this.inFlight.size === 0;
+    }
+    const alone = this.inFlight.size === 0;
+    // Ids of requests that never got an answer (a client gone mid-call) must not pile up.
+    if (this.inFlight.size >= MAX_TRACKED) this.inFlight.clear();
+    this.inFlight.add(m.id as string | number);
+    return alone;
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && !('method' in message)) this.inFlight.delete(message.id as string | number);
     if (!this.open) throw new Error('Not connected: the session\'s event stream has closed');
     this.stream!.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
