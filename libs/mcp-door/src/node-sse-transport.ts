@@ -2,10 +2,10 @@
  * MCP HTTP+SSE (the 2024-11-05 transport, which the spec keeps as the backwards-compatible path
  * for older hosts), server side, on Node's `http` objects like node-transport.ts. A GET opens the
  * session's event stream; its first event, `endpoint`, names the URL the client POSTs every message
- * to; each POST is answered 202 (right after the message has been dispatched, see handlePost) and
- * every server message (responses, progress, list_changed, task notifications) goes out on the one
- * stream. The same protocol as the SDK's deprecated `SSEServerTransport`, without its second read of
- * the body (`raw-body`): the door has already read, sized and parsed it. Closing the stream ends the session (the SDK server then
+ * to; each POST is answered 202 at once and every server message (responses, progress,
+ * list_changed, task notifications) goes out on the one stream. The same protocol as the SDK's
+ * deprecated `SSEServerTransport`, without its second read of the body (`raw-body`): the door has
+ * already read, sized and parsed it. Closing the stream ends the session (the SDK server then
  * aborts its in-flight requests, so their runs are cancelled down to the adapter).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -37,17 +37,6 @@ export function isPlainRequest(m: unknown): boolean {
   return p !== null && typeof p === 'object' && !Array.isArray(p) && (p as Record<string, unknown>)._meta === undefined;
 }
 
-/** Most request ids tracked as in flight per session (past it the set starts over). */
-const MAX_TRACKED = 10_000;
-
-function accept(res: ServerResponse): void {
-  if (!res.headersSent && !res.destroyed) res.writeHead(202, { 'content-length': '0' }).end();
-}
-
-function acceptLater(res: ServerResponse): void {
-  setImmediate(accept, res);
-}
-
 export class NodeSseTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -56,8 +45,6 @@ export class NodeSseTransport implements Transport {
   private stream: ServerResponse | undefined;
   private closed = false;
   private dispatchRequest: ((message: JSONRPCMessage, extra: MessageExtraInfo) => void) | undefined;
-  /** Ids of POSTed requests not yet answered. */
-  private readonly inFlight = new Set<string | number>();
 
   /**
    * @param res the GET's response: the session's event stream
@@ -119,44 +106,13 @@ export class NodeSseTransport implements Transport {
       }
       message = parsed.data;
     }
-    // Only while nothing else is in flight (see below); otherwise the 202 goes at once, as before.
-    const alone = this.track(message);
-    try {
-      if (direct) this.dispatchRequest!(message, extra);
-      else this.onmessage?.(message, extra);
-    } finally {
-      // Accepted; the answer goes out on the stream whenever it is ready. A request that arrives
-      // alone gets its 202 two loop turns later: by then the in-process bus (one setImmediate turn)
-      // has handed a tools/call to its adapter, which has written it to the MCP server, so the
-      // server works while the 202 is written instead of after it (mcp-hub's order too: forward,
-      // then 202); at concurrency 1 that takes a socket write off the call's path. With requests
-      // in flight the server is busy anyway, and a POST held longer only makes the client open
-      // more connections.
-      if (alone) setImmediate(acceptLater, res);
-      else accept(res);
-    }
-  }
-
-  /**
-   * Notes a POSTed request as in flight until its response is sent (a cancelled one until its
-   * `notifications/cancelled`); true when no other request was in flight.
-   */
-  private track(message: JSONRPCMessage): boolean {
-    const m = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
-    if (typeof m.method !== 'string') return this.inFlight.size === 0;
-    if (m.id === undefined) {
-      if (m.method === 'notifications/cancelled') this.inFlight.delete(m.params?.requestId as string | number);
-      return this.inFlight.size === 0;
-    }
-    const alone = this.inFlight.size === 0;
-    // Ids of requests that never got an answer (a client gone mid-call) must not pile up.
-    if (this.inFlight.size >= MAX_TRACKED) this.inFlight.clear();
-    this.inFlight.add(m.id as string | number);
-    return alone;
+    // Accepted before it is handled: the answer goes out on the stream, whenever it is ready.
+    res.writeHead(202, { 'content-length': '0' }).end();
+    if (direct) this.dispatchRequest!(message, extra);
+    else this.onmessage?.(message, extra);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && !('method' in message)) this.inFlight.delete(message.id as string | number);
     if (!this.open) throw new Error('Not connected: the session\'s event stream has closed');
     this.stream!.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
