@@ -121,6 +121,7 @@ export class McpDoor {
   /** Where the door listens, e.g. `http://127.0.0.1:50055/mcp`. */
   address = '';
   private resourceUrl = '';
+  private metadataPathOf: { resource: string; path: string } | undefined;
 
   private constructor(
     private readonly backend: DoorBackend,
@@ -229,9 +230,13 @@ export class McpDoor {
     });
   }
 
+  /** The protected-resource metadata path of this resource (computed once: every request is checked against it). */
   private metadataPath(): string {
-    const path = new URL(this.resourceUrl).pathname.replace(/\/$/, '');
-    return `/.well-known/oauth-protected-resource${path === '' || path === '/' ? '' : path}`;
+    if (this.metadataPathOf?.resource !== this.resourceUrl) {
+      const path = new URL(this.resourceUrl).pathname.replace(/\/$/, '');
+      this.metadataPathOf = { resource: this.resourceUrl, path: `/.well-known/oauth-protected-resource${path === '' || path === '/' ? '' : path}` };
+    }
+    return this.metadataPathOf.path;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -512,6 +517,7 @@ export class McpDoor {
     this.makeRoom();
     this.sessions.set(sid, live);
     await server.connect(transport);
+    transport.bindRequests(server);
     this.note('GET', 'ok', 'sse');
   }
 

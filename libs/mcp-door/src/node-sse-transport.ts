@@ -21,6 +21,22 @@ function jsonError(res: ServerResponse, status: number, code: number, message: s
   res.end(body);
 }
 
+/**
+ * A JSON-RPC request the SDK's `JSONRPCRequestSchema` (a strict object: `jsonrpc` "2.0", an `id`
+ * string or safe integer, a `method` string, `params` an object) accepts, checked without zod; params
+ * with `_meta` (whose fields zod checks) and everything else take the schema's path.
+ */
+export function isPlainRequest(m: unknown): boolean {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+  const r = m as Record<string, unknown>;
+  for (const k in r) if (k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params') return false;
+  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return false;
+  if (typeof r.id !== 'string' && !Number.isSafeInteger(r.id)) return false;
+  const p = r.params;
+  if (p === undefined) return true;
+  return p !== null && typeof p === 'object' && !Array.isArray(p) && (p as Record<string, unknown>)._meta === undefined;
+}
+
 export class NodeSseTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -28,6 +44,7 @@ export class NodeSseTransport implements Transport {
 
   private stream: ServerResponse | undefined;
   private closed = false;
+  private dispatchRequest: ((message: JSONRPCMessage, extra: MessageExtraInfo) => void) | undefined;
 
   /**
    * @param res the GET's response: the session's event stream
@@ -50,6 +67,17 @@ export class NodeSseTransport implements Transport {
     if (this.res.destroyed) void this.close();
   }
 
+  /**
+   * Hands requests that pass {@link isPlainRequest} to `server`'s own request entry, which the SDK
+   * Protocol's `onmessage` reaches only after three zod type checks of the message (is it a result,
+   * an error, a request) — on top of the door's own parse, four zod passes over every call. Left
+   * unbound (everything through `onmessage`) when this SDK version has no such entry.
+   */
+  bindRequests(server: object): void {
+    const onrequest = (server as { _onrequest?: unknown })._onrequest;
+    if (typeof onrequest === 'function') this.dispatchRequest = (message, extra) => void onrequest.call(server, message, extra);
+  }
+
   /** Whether the event stream is still open (messages POSTed now can be answered). */
   get open(): boolean {
     return this.stream !== undefined && !this.stream.writableEnded;
@@ -66,14 +94,22 @@ export class NodeSseTransport implements Transport {
       this.onerror?.(new Error(`Unsupported content-type: ${type || '(none)'}`));
       return jsonError(res, 415, -32000, `Unsupported Media Type: POST one JSON-RPC message with Content-Type: application/json (got ${type || 'none'}).`);
     }
-    const parsed = JSONRPCMessageSchema.safeParse(parsedBody);
-    if (!parsed.success) {
-      this.onerror?.(parsed.error);
-      return jsonError(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response (a request needs "method" and "id", a notification "method", a response "id" and "result" or "error").');
+    const extra = { requestInfo: { headers: req.headers } };
+    // Valid by construction (see isPlainRequest): straight to the server's request handling.
+    const direct = this.dispatchRequest !== undefined && isPlainRequest(parsedBody);
+    let message = parsedBody as JSONRPCMessage;
+    if (!direct) {
+      const parsed = JSONRPCMessageSchema.safeParse(parsedBody);
+      if (!parsed.success) {
+        this.onerror?.(parsed.error);
+        return jsonError(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response (a request needs "method" and "id", a notification "method", a response "id" and "result" or "error").');
+      }
+      message = parsed.data;
     }
     // Accepted before it is handled: the answer goes out on the stream, whenever it is ready.
     res.writeHead(202, { 'content-length': '0' }).end();
-    this.onmessage?.(parsed.data, { requestInfo: { headers: req.headers } });
+    if (direct) this.dispatchRequest!(message, extra);
+    else this.onmessage?.(message, extra);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
