@@ -116,12 +116,6 @@ export class AdmissionGate {
     return this.admit(deadline, signal);
   }
 
-  /**
-   * {@link acquire} without a promise where the answer is known at once: returns the release when
-   * a slot is free and throws the RESOURCE_EXHAUSTED error when the call is shed, so neither costs
-   * a promise or a timer; only a call that has to wait gets a promise (and its queue timer).
-   * @throws ToolHubError rate_limited, at once, when the queue is full or would take too long
-   */
   /** A slot's release when one is free and nobody waits; undefined otherwise (then {@link admit}). */
   tryAdmit(): (() => void) | undefined {
     if (this.active < this.options.maxConcurrent && this.queued === 0) {
@@ -131,6 +125,12 @@ export class AdmissionGate {
     return undefined;
   }
 
+  /**
+   * {@link acquire} without a promise where the answer is known at once: returns the release when
+   * a slot is free and throws the RESOURCE_EXHAUSTED error when the call is shed, so neither costs
+   * a promise or a timer; only a call that has to wait gets a promise (and its queue timer).
+   * @throws ToolHubError rate_limited, at once, when the queue is full or would take too long
+   */
   admit(deadline: number, signal?: AbortSignal): (() => void) | Promise<() => void> {
     if (this.active < this.options.maxConcurrent && this.queued === 0) {
       this.active++;

@@ -67,8 +67,8 @@ export function abortCall(controller: AbortController, reason: unknown): void {
  * The abort state of one unary call at the edge, whose `AbortSignal` is made only when something
  * reads `CallContext.signal`. Creating an AbortController (an EventTarget) for every call was ~1.4 %
  * of the dispatcher's CPU per RunTool at concurrency 1 in a V8 profile (bench/dispatcher README,
- * 2026-11-29 15:xx), and the run path only needs "aborted?", "why?" and one hook: those it gets
- * from here ({@link callAborted}, {@link callAbortedByDeadline}, {@link whenCallAborted}).
+ * 2026-11-29 15:03–16:20 UTC), and the run path only needs "aborted?", "why?" and one hook: those
+ * it gets from here ({@link callAborted}, {@link callAbortedByDeadline}, {@link whenCallAborted}).
  */
 export class CallAbort {
   aborted = false;
