@@ -3,6 +3,7 @@
  * everything it accepts must be a request the SDK's own schemas accept, and what it refuses still
  * takes the schema's path (so malformed messages get the same 400 as before).
  */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { isPlainRequest } from '../src/node-sse-transport';
@@ -46,6 +47,11 @@ describe('isPlainRequest', () => {
 
   it.each(refused.map((m) => [JSON.stringify(m), m]))('leaves %s to the schema', (_, m) => {
     expect(isPlainRequest(m)).toBe(false);
+  });
+
+  it("has the installed SDK server's request entry to hand plain requests to (else the door silently takes the slower schema path)", () => {
+    const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    expect(typeof (server as unknown as { _onrequest?: unknown })._onrequest).toBe('function');
   });
 });
 
