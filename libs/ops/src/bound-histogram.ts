@@ -20,6 +20,17 @@ interface SeriesValues {
 interface HistogramInternals {
   hashMap?: Record<string, SeriesValues>;
   upperBounds?: number[];
+  sortedLabelNames?: string[];
+}
+
+/** prom-client 15's key of a series (lib/util.js `hashObject` over the metric's sorted label names). */
+function promHash(labels: Record<string, string | number | undefined>, sortedNames: readonly string[]): string {
+  let hash = '';
+  for (const k of sortedNames) {
+    const v = labels[k];
+    if (v !== undefined) hash += `${k}:${v},`;
+  }
+  return hash;
 }
 
 /** Observes into the series of `h` with `labels`; see the file's header. */
@@ -36,7 +47,13 @@ export function boundHistogram<T extends string>(h: Histogram<T>, labels: LabelV
     series = undefined;
     const map = internals.hashMap;
     if (!map || !Array.isArray(internals.upperBounds)) return;
-    hash ??= Object.keys(map).find((k) => sameLabels(map[k]!.labels, labels));
+    if (hash === undefined) {
+      // prom-client's own key first: a scan of every series per new one made binding the 5,000th
+      // series cost milliseconds (quadratic in the series, for a dispatcher with many tools).
+      const names = internals.sortedLabelNames;
+      const guess = Array.isArray(names) ? promHash(labels as Record<string, string | number | undefined>, names) : undefined;
+      hash = guess !== undefined && sameLabels(map[guess]?.labels, labels) ? guess : Object.keys(map).find((k) => sameLabels(map[k]!.labels, labels));
+    }
     const found = hash === undefined ? undefined : map[hash];
     // Exemplars need prom-client's own bookkeeping: leave those series to it.
     if (found && typeof found.sum === 'number' && typeof found.bucketValues === 'object' && found.bucketExemplars === undefined) series = found;

@@ -33,9 +33,8 @@ function codeName(code: ErrorCode): string {
   return name;
 }
 
-/** Registers the dispatcher's metrics on `registry` and starts recording RunTool calls. */
 /**
- * Registers the dispatcher's metrics on `registry`. `otherEdges`: connection-guard counters of other
+ * Registers the dispatcher's metrics on `registry` and starts recording RunTool calls. `otherEdges`: connection-guard counters of other
  * gRPC ports of the same process (the one-process app's registry admin API), added into the
  * toolhub_grpc_* series.
  */

@@ -1,8 +1,10 @@
 import { serveAdapter, staticCatalog, textResult, toolError, type ToolDefinition } from '@toolhub/adapter-sdk';
 import { InProcessBus } from '@toolhub/bus';
+import type { ToolCalled } from '@toolhub/contracts';
 import { startDispatcher } from '@toolhub/dispatcher-core';
+import { Registry } from 'prom-client';
 
-import { dispatcherReadiness, registerAdapterMetrics, registerDispatcherMetrics, startOps } from '../src';
+import { dispatcherReadiness, MAX_RUN_SERIES, registerAdapterMetrics, registerDispatcherMetrics, startOps } from '../src';
 import { connectClient } from '../../dispatcher-core/test/support/grpc-client';
 import { healthClient } from './health-client';
 
@@ -123,6 +125,44 @@ describe('dispatcher metrics', () => {
       await ops.close();
       await running.close(100);
       await adapter.close();
+      await bus.close();
+    }
+  });
+
+  it(`keeps at most MAX_RUN_SERIES RunTool series and counts calls past them under tool="_other"`, async () => {
+    const bus = new InProcessBus();
+    const running = await startDispatcher(bus, { grpc: { port: 0 } });
+    const registry = new Registry();
+    registerDispatcherMetrics(registry, running.dispatcher);
+    const event = (name: string, status = 'ok'): ToolCalled => ({
+      eventId: `${name}-${status}`,
+      toolId: `local:${name}`,
+      provider: 'local',
+      name,
+      status,
+      errorCode: 0,
+      latencyMs: 1,
+      attempts: 1,
+      fallbackUsed: '',
+      caller: '',
+      timestampUnixMs: 0,
+      searchId: '',
+      claimGroup: '',
+    });
+    try {
+      // Callers choose tool names: 10 more distinct ones than the cap, then a known series again.
+      for (let i = 0; i < MAX_RUN_SERIES + 10; i++) running.dispatcher.callEvents.emit(event(`tool_${i}`));
+      running.dispatcher.callEvents.emit(event('tool_0'));
+      running.dispatcher.callEvents.emit(event('tool_0', 'timeout'));
+      const counts = (await registry.getSingleMetric('toolhub_runtool_duration_seconds')!.get()).values.filter((v) => (v as { metricName?: string }).metricName === 'toolhub_runtool_duration_seconds_count');
+      const byTool = new Map(counts.map((v) => [`${v.labels.tool}/${v.labels.status}`, v.value]));
+      expect(counts.length).toBe(MAX_RUN_SERIES + 2); // and _other for ok and for timeout
+      expect(byTool.get('_other/ok')).toBe(10);
+      expect(byTool.get('tool_0/ok')).toBe(2);
+      expect(byTool.get('_other/timeout')).toBe(1); // a new series past the cap, even for a known tool
+      expect(byTool.has(`tool_${MAX_RUN_SERIES}/ok`)).toBe(false);
+    } finally {
+      await running.close(100);
       await bus.close();
     }
   });
