@@ -5,6 +5,7 @@ import { startDispatcher } from '@toolhub/dispatcher-core';
 import { Registry } from 'prom-client';
 
 import { dispatcherReadiness, MAX_RUN_SERIES, registerAdapterMetrics, registerDispatcherMetrics, startOps } from '../src';
+import { testEvent } from '../../dispatcher-core/test/support/events';
 import { connectClient } from '../../dispatcher-core/test/support/grpc-client';
 import { healthClient } from './health-client';
 
@@ -134,21 +135,7 @@ describe('dispatcher metrics', () => {
     const running = await startDispatcher(bus, { grpc: { port: 0 } });
     const registry = new Registry();
     registerDispatcherMetrics(registry, running.dispatcher);
-    const event = (name: string, status = 'ok'): ToolCalled => ({
-      eventId: `${name}-${status}`,
-      toolId: `local:${name}`,
-      provider: 'local',
-      name,
-      status,
-      errorCode: 0,
-      latencyMs: 1,
-      attempts: 1,
-      fallbackUsed: '',
-      caller: '',
-      timestampUnixMs: 0,
-      searchId: '',
-      claimGroup: '',
-    });
+    const event = (name: string, status = 'ok'): ToolCalled => testEvent(0, { eventId: `${name}-${status}`, toolId: `local:${name}`, name, status });
     try {
       // Callers choose tool names: 10 more distinct ones than the cap, then a known series again.
       for (let i = 0; i < MAX_RUN_SERIES + 10; i++) running.dispatcher.callEvents.emit(event(`tool_${i}`));
