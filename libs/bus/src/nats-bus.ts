@@ -311,6 +311,8 @@ export class NatsBus implements Bus {
   private state: BusConnection;
   private violations = 0;
   private readonly requests: NatsRequests;
+  /** Requests sent and not answered yet: a request made when there are none goes at once (see RequestFlush). */
+  private requestsInFlight = 0;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -390,14 +392,19 @@ export class NatsBus implements Bus {
     assertPublishSubject(subject);
     assertTimeout(options.timeoutMs);
     assertPayload(data, options.headers, this.maxPayload);
+    const alone = this.requestsInFlight === 0;
+    this.requestsInFlight++;
     try {
       const headers = toNatsHeaders(options.headers);
-      const msg = await this.flush.defer(() =>
-        this.options.multiplexRequests ? this.requests.request(subject, data, headers, options.timeoutMs) : this.nc.request(subject, data, { headers, timeout: options.timeoutMs }),
+      const msg = await this.flush.defer(
+        () => (this.options.multiplexRequests ? this.requests.request(subject, data, headers, options.timeoutMs) : this.nc.request(subject, data, { headers, timeout: options.timeoutMs })),
+        alone,
       );
       return { data: copyBytes(msg.data), headers: fromNatsHeaders(msg.headers) };
     } catch (err) {
       throw toBusError(err, 'connection_failed', `request to "${subject}"`);
+    } finally {
+      this.requestsInFlight--;
     }
   }
 

@@ -10,6 +10,10 @@
  * once and take turns on the cores (a "convoy"); sent in slices, the adapter starts on the first
  * while the dispatcher still handles the rest (figures: bench/dispatcher/README.md). Until
  * 2026-11-28 the dispatcher sliced with its own pacer on top of this bus's corking.
+ *
+ * A request made while the bus has no other request in flight and none waiting goes at once: there
+ * is nothing to batch it with or to slice, and waiting for the end of the turn cost the lone call
+ * (concurrency 1) an extra event-loop phase (figures: bench/dispatcher/README.md, 2026-11-29 evening).
  */
 export class RequestFlush {
   private waiting: Array<() => void> = [];
@@ -20,8 +24,18 @@ export class RequestFlush {
     if (!Number.isInteger(perTurn) || perTurn < 0) throw new Error(`requestsPerTurn must be a whole number ≥ 0, got ${JSON.stringify(perTurn)}`);
   }
 
-  /** Runs `send` at the end of this turn, or of a later one when more than `perTurn` wait before it. */
-  defer<T>(send: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `send` at the end of this turn, or of a later one when more than `perTurn` wait before it;
+   * at once when `alone` (the caller has no other request in flight) and nothing waits.
+   */
+  defer<T>(send: () => Promise<T>, alone = false): Promise<T> {
+    if (alone && !this.scheduled && this.waiting.length === 0) {
+      try {
+        return send();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     return new Promise<T>((resolve, reject) => {
       this.waiting.push(() => {
         try {

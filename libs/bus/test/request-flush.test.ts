@@ -47,6 +47,33 @@ describe('RequestFlush', () => {
     expect(sent).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('sends a request at once when the caller has none other in flight and none is waiting', async () => {
+    const flush = new RequestFlush(8);
+    const sent: string[] = [];
+    void flush.defer(async () => void sent.push('alone'), true);
+    expect(sent).toEqual(['alone']);
+    expect(flush.queued).toBe(0);
+  });
+
+  it('queues an "alone" request behind those already waiting, keeping arrival order', async () => {
+    const flush = new RequestFlush(8);
+    const sent: string[] = [];
+    burst(flush, ['a', 'b'], sent);
+    void flush.defer(async () => void sent.push('late'), true);
+    expect(sent).toEqual([]);
+    await nextTurn();
+    expect(sent).toEqual(['a', 'b', 'late']);
+  });
+
+  it('turns a synchronous throw of an "alone" send into a rejection', async () => {
+    const flush = new RequestFlush(8);
+    await expect(
+      flush.defer(() => {
+        throw new Error('sync throw');
+      }, true),
+    ).rejects.toThrow('sync throw');
+  });
+
   it('passes the send’s result and failure through', async () => {
     const flush = new RequestFlush(8);
     await expect(flush.defer(async () => 42)).resolves.toBe(42);
