@@ -39,6 +39,12 @@ const DEADLINE_MS = 10_000;
 const ONLY = process.env['BENCH_ONLY']?.split(',');
 /** The built dispatcher and adapter; `BENCH_DISPATCHER_JS` / `BENCH_ADAPTER_JS` run other builds (A/B comparisons). */
 const DISPATCHER_ENTRY = [process.env['BENCH_DISPATCHER_JS'] ?? 'dist/apps/dispatcher/main.js'];
+/**
+ * `BENCH_DISPATCHER_B_JS=<file>`: a second dispatcher build, run beside the first as its own process
+ * ('dispatcherB') and measured in the same groups, its slices interleaved with the first's: an A/B
+ * comparison within one run, where the machine's drift between runs cannot decide it.
+ */
+const DISPATCHER_B_ENTRY = process.env['BENCH_DISPATCHER_B_JS'];
 const ADAPTER_ENTRY = [process.env['BENCH_ADAPTER_JS'] ?? 'dist/bench/dispatcher/noop-adapter.js'];
 const RELAY_ENTRY = 'dist/bench/dispatcher/bare-relay.js';
 /** `BENCH_EVENT_DURABILITY=outbox|ack|memory`: how the dispatcher makes call events durable (its default: outbox). */
@@ -163,12 +169,29 @@ function table(rows: Row[]): string {
   return [line(head), `|${widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
 }
 
+/** How a dispatcher process of the bench is started: its own gRPC port, everything else as deployed. */
+function dispatcherSpawn(natsUrl: string, port: number) {
+  return {
+    cwd: ROOT,
+    env: {
+      NATS_URL: natsUrl,
+      TOOLHUB_GRPC_PORT: String(port),
+      TOOLHUB_MCP_PORT: '0',
+      TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000',
+      LOG_LEVEL: 'info',
+      ...(EVENT_DURABILITY ? { TOOLHUB_EVENT_DURABILITY: EVENT_DURABILITY } : {}),
+    },
+    readyPattern: /dispatcher listening/,
+  };
+}
+
 async function main(): Promise<void> {
   const ownNats = process.env['NATS_URL'] ? undefined : await startNatsServer();
   const natsUrl = process.env['NATS_URL'] ?? ownNats!.url;
   const children: SpawnedProcess[] = [];
   let bus: NatsBus | undefined;
   let client: ToolHubClient | undefined;
+  let clientB: ToolHubClient | undefined;
   let floorClient: Client | undefined;
   let relayClient: Client | undefined;
   let local: Dispatcher | undefined;
@@ -181,18 +204,7 @@ async function main(): Promise<void> {
         readyPattern: /noop adapter ready/,
         timeoutMs: 60_000,
       }),
-      spawnProcess(process.execPath, [...PROFILE_ARGS, ...DISPATCHER_ENTRY], {
-        cwd: ROOT,
-        env: {
-          NATS_URL: natsUrl,
-          TOOLHUB_GRPC_PORT: String(port), TOOLHUB_MCP_PORT: '0',
-          TOOLHUB_MAX_CONCURRENT_PER_CALLER: '1000',
-          LOG_LEVEL: 'info',
-          ...(EVENT_DURABILITY ? { TOOLHUB_EVENT_DURABILITY: EVENT_DURABILITY } : {}),
-        },
-        readyPattern: /dispatcher listening/,
-        timeoutMs: 60_000,
-      }),
+      spawnProcess(process.execPath, [...PROFILE_ARGS, ...DISPATCHER_ENTRY], { ...dispatcherSpawn(natsUrl, port), timeoutMs: 60_000 }),
       spawnProcess(process.execPath, [...PROFILE_ARGS, RELAY_ENTRY], {
         cwd: ROOT,
         env: { NATS_URL: natsUrl, RELAY_PORT: String(relayPort) },
@@ -202,6 +214,12 @@ async function main(): Promise<void> {
     ]);
     children.push(adapter, dispatcher, relay);
     watched.set('agent', process.pid).set('dispatcher', dispatcher.pid).set('adapter', adapter.pid).set('relay', relay.pid);
+    const portB = DISPATCHER_B_ENTRY ? await freePort() : 0;
+    if (DISPATCHER_B_ENTRY) {
+      const b = await spawnProcess(process.execPath, [...PROFILE_ARGS, DISPATCHER_B_ENTRY], { ...dispatcherSpawn(natsUrl, portB), timeoutMs: 60_000 });
+      children.push(b);
+      watched.set('dispatcherB', b.pid);
+    }
     if (ownNats) watched.set('nats', ownNats.pid);
     client = new ToolHubClient(`127.0.0.1:${port}`, credentials.createInsecure());
     bus = await NatsBus.connect({ servers: natsUrl, name: 'bench-agent', ensureStream: false });
@@ -236,12 +254,13 @@ async function main(): Promise<void> {
         });
       });
 
-    const runTool = (name: string) =>
+    if (DISPATCHER_B_ENTRY) clientB = new ToolHubClient(`127.0.0.1:${portB}`, credentials.createInsecure());
+    const runTool = (name: string, via = grpc) =>
       new Promise<RunToolResponse>((ok, fail) => {
         const req = { provider: BENCH_PROVIDER, name, arguments: {}, timeoutMs: 0, idempotencyKey: '', expectedVersion: '', caller: '', searchId: '' };
         const metadata = new Metadata();
         if (TRACEPARENT) metadata.set('traceparent', TRACEPARENT);
-        grpc.runTool(req, metadata, { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
+        via.runTool(req, metadata, { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null, res: RunToolResponse) => (err ? fail(err) : ok(res)));
       });
     const getToolInfo = (name: string) =>
       new Promise<GetToolInfoResponse>((ok, fail) => {
@@ -252,6 +271,10 @@ async function main(): Promise<void> {
     const viaDispatcher = async (): Promise<void> => {
       const res = await runTool('noop');
       if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error(`noop failed: ${JSON.stringify(res.error)}`);
+    };
+    const viaDispatcherB = async (): Promise<void> => {
+      const res = await runTool('noop', clientB);
+      if (res.status !== RunStatus.RUN_STATUS_OK) throw new Error(`noop failed through dispatcher B: ${JSON.stringify(res.error)}`);
     };
     const viaNats = async (): Promise<void> => {
       const res = await adapterClient.run(
@@ -278,6 +301,7 @@ async function main(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         await viaDispatcher();
+        if (clientB) await viaDispatcherB();
         await viaCore();
         await viaRelay();
         break;
@@ -293,6 +317,7 @@ async function main(): Promise<void> {
       rows.push(
         ...(await measureGroup(concurrency, [
           ['RunTool via dispatcher (gRPC → NATS → adapter)', viaDispatcher],
+          ...(clientB ? [[`RunTool via dispatcher B (${DISPATCHER_B_ENTRY})`, viaDispatcherB] as const] : []),
           ['RunTool direct NATS request to the adapter', viaNats],
           ['RunTool via dispatcher logic in-process (NATS → adapter, no gRPC)', viaCore],
           ['RunTool in-process (the tool function)', inProcess],
@@ -311,6 +336,18 @@ async function main(): Promise<void> {
         ['GetToolInfo cache miss, dispatcher logic in-process', (i) => core.getToolInfo({ provider: BENCH_PROVIDER, name: `noop_${i}` }, callContext()).then(() => undefined)],
       ])),
     );
+    if (clientB) {
+      for (const c of [1, 64]) {
+        const a = rows.find((r) => r.name.startsWith('RunTool via dispatcher (') && r.concurrency === c);
+        const b = rows.find((r) => r.name.startsWith('RunTool via dispatcher B') && r.concurrency === c);
+        if (!a || !b) continue;
+        const ratio = (x: number, y: number) => round(x / y);
+        process.stdout.write(
+          `B vs A @${c}: CPU per call ${b.cpuUsPerCall['dispatcherB']} vs ${a.cpuUsPerCall['dispatcher']} µs (${ratio(b.cpuUsPerCall['dispatcherB']!, a.cpuUsPerCall['dispatcher']!)}), ` +
+            `p50 ${b.p50Ms} vs ${a.p50Ms} ms (${ratio(b.p50Ms, a.p50Ms)}), calls/s ${b.callsPerSecond} vs ${a.callsPerSecond} (${ratio(b.callsPerSecond, a.callsPerSecond)})\n`,
+        );
+      }
+    }
     if (ONLY) {
       process.stdout.write(`\n${table(rows)}\n`);
       return;
@@ -386,6 +423,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${JSON.stringify(result)}\n\nwritten to ${OUT}\n`);
   } finally {
     client?.close();
+    clientB?.close();
     floorClient?.close();
     relayClient?.close();
     await local?.close();
