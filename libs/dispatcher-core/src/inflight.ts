@@ -14,23 +14,64 @@ import { randomUUID } from 'node:crypto';
 
 import { markOutcomeUnknown } from './outcome-unknown';
 
-interface Tracked {
-  provider: string;
-  instanceId?: string;
-  startedAt: number;
-  fail: (err: ToolHubError) => void;
-}
-
-/** One tracked call: put `headers` on the request and race the call against `lost`. */
+/** One tracked call: put `headers` on the request and pass the request's promise to `watch`. */
 export interface TrackedCall {
   readonly headers: Record<string, string>;
-  /** Rejects (UNAVAILABLE) if the replica holding the call is lost; never resolves. */
-  readonly lost: Promise<never>;
+  /**
+   * `request` as it settles, unless the replica holding the call is lost or {@link cancel} is
+   * called first: then rejected (UNAVAILABLE) at once. One promise per call, in place of a race
+   * against a promise of the loss (which cost two more promises and their reactions per RunTool).
+   */
+  watch<T>(request: Promise<T>): Promise<T>;
   /** Which replica accepted the call, once known. */
   instance(): string | undefined;
-  /** Rejects `lost` with `err` (the caller went away): the one promise per call serves both. */
+  /** Fails the call with `err` (the caller went away). */
   cancel(err: ToolHubError): void;
   end(): void;
+}
+
+/** A call in the tracker's map: the state the acknowledgements and losses update. */
+class Tracked implements TrackedCall {
+  instanceId: string | undefined;
+  readonly startedAt = Date.now();
+  /** Rejects the watched promise; set by `watch`. */
+  private reject: ((err: ToolHubError) => void) | undefined;
+  /** A loss that came before `watch` (rejects the watch at once). */
+  private failure: ToolHubError | undefined;
+
+  constructor(
+    readonly provider: string,
+    readonly headers: Record<string, string>,
+    private readonly calls: Map<string, Tracked>,
+    private readonly callId: string,
+  ) {}
+
+  watch<T>(request: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.failure) reject(this.failure);
+      else this.reject = reject;
+      // Settling twice is a no-op: whichever comes first decides, and a late rejection of the
+      // request is handled here, never left unhandled.
+      request.then(resolve, reject);
+    });
+  }
+
+  fail(err: ToolHubError): void {
+    if (this.reject) this.reject(err);
+    else this.failure ??= err;
+  }
+
+  cancel(err: ToolHubError): void {
+    this.fail(err);
+  }
+
+  instance(): string | undefined {
+    return this.instanceId;
+  }
+
+  end(): void {
+    this.calls.delete(this.callId);
+  }
 }
 
 /** Options of {@link InflightTracker.start}. */
@@ -75,19 +116,9 @@ export class InflightTracker {
   begin(provider: string): TrackedCall {
     // Unique within this tracker, whose id is random: a counter is enough (and cheaper than a UUID).
     const callId = (++this.sequence).toString(36);
-    let fail!: (err: ToolHubError) => void;
-    const lost = new Promise<never>((_, reject) => (fail = reject));
-    // The race may already be decided when the loss arrives; never leave a rejection unhandled.
-    lost.catch(() => {});
-    const tracked: Tracked = { provider, fail, startedAt: Date.now() };
+    const tracked = new Tracked(provider, { [HEADER_ACK_SUBJECT]: ackSubject(this.dispatcherId, callId) }, this.calls, callId);
     this.calls.set(callId, tracked);
-    return {
-      headers: { [HEADER_ACK_SUBJECT]: ackSubject(this.dispatcherId, callId) },
-      lost,
-      instance: () => tracked.instanceId,
-      cancel: fail,
-      end: () => void this.calls.delete(callId),
-    };
+    return tracked;
   }
 
   /**

@@ -274,7 +274,7 @@ export class RunPipeline {
     const listening: ProgressListening | undefined = call.onProgress ? await this.deps.progress.listen(info.provider, call.onProgress) : undefined;
     const tracked = this.deps.inflight.begin(info.provider);
     // The caller went away: tell the replica running the call to stop it (and through it the MCP
-    // server or HTTP API), and stop waiting for its answer (`tracked.lost` rejects: no promise of
+    // server or HTTP API), and stop waiting for its answer (`tracked.watch` rejects: no promise of
     // its own per call for this). On the edge's signals a hook, cheaper than an abort listener.
     const unhook = whenCallAborted(call, () => {
       this.cancelRun(info.provider, tracked.headers[HEADER_ACK_SUBJECT]!, 'the caller cancelled the call');
@@ -282,7 +282,7 @@ export class RunPipeline {
     });
     try {
       // A lost replica's error stays as it is (not "unknown provider"), even when it was the last one.
-      const result = Promise.race([
+      const result = tracked.watch(
         this.deps.catalog.guardProvider(
           info.provider,
           () =>
@@ -295,8 +295,7 @@ export class RunPipeline {
             ),
           { name: info.name },
         ),
-        tracked.lost,
-      ]);
+      );
       // The adapter sends its last update just before the reply, but a bus may hand the reply over
       // first (the in-process bus delivers publishes on a later turn, NATS in order): one turn lets
       // it reach the listener before the door sends the result (or the next attempt starts).

@@ -15,7 +15,7 @@ describe('outcome unknown', () => {
     bus.publish(call.headers[HEADER_ACK_SUBJECT]!, new TextEncoder().encode('replica-1'));
     await waitFor(() => call.instance() === 'replica-1', { message: 'the acknowledgement' });
     expect(tracker.replicaGone('p', 'replica-1', 'killed')).toBe(1);
-    const err = await call.lost.catch((e: unknown) => e);
+    const err = await call.watch(new Promise<never>(() => {})).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolHubError);
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(isOutcomeUnknown(new ToolHubError('unavailable', 'tried a fallback too', { cause: err }))).toBe(true);
