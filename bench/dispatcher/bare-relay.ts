@@ -35,6 +35,12 @@ async function main(): Promise<void> {
       );
     },
   });
+  // The standard health check, answered from memory (SERVING), so the bench can give this process
+  // the same gRPC-floor slices it gives the dispatcher: a process's CPU per call depends on what it
+  // did between its own slices (bench/dispatcher/README.md, 2026-11-29 evening).
+  const serving = Buffer.from([0x08, 0x01]); // grpc.health.v1.HealthCheckResponse { status: SERVING }
+  const check = { path: '/grpc.health.v1.Health/Check', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
+  server.addService({ Check: check }, { Check: (_call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => callback(null, serving) });
   const port = await new Promise<number>((ok, fail) =>
     server.bindAsync(`127.0.0.1:${process.env['RELAY_PORT'] ?? '0'}`, ServerCredentials.createInsecure(), (err, bound) => (err ? fail(err) : ok(bound))),
   );

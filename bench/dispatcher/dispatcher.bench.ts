@@ -229,18 +229,23 @@ async function main(): Promise<void> {
     // server — what one grpc-js unary round trip costs here before any ToolHub logic runs.
     floorClient = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
     const floor = floorClient;
-    const healthCheck = () =>
+    const healthCheckOn = (target: Client) => () =>
       new Promise<void>((ok, fail) => {
         const raw = (b: Buffer): Buffer => b;
-        floor.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.alloc(0), new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null) =>
+        target.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.alloc(0), new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (err: ServiceError | null) =>
           err ? fail(err) : ok(),
         );
       });
+    const healthCheck = healthCheckOn(floor);
 
     // The relay floor: the same adapter call through bare-relay.ts (gRPC → NATS → adapter with no
     // ToolHub logic), the request encoded here as AdapterClient would.
     relayClient = new Client(`127.0.0.1:${relayPort}`, credentials.createInsecure());
     const relayed = relayClient;
+    // The same gRPC-floor slices for the relay process as for the dispatcher's: two processes of one
+    // build differed by 12–28 % in CPU per call depending on whether they served the floor's slices
+    // (README, 2026-11-29 evening), so the dispatcher/relay ratios need both to serve them.
+    const relayHealthCheck = healthCheckOn(relayed);
     const viaRelay = () =>
       new Promise<void>((ok, fail) => {
         const raw = (b: Buffer): Buffer => b;
@@ -323,6 +328,7 @@ async function main(): Promise<void> {
           ['RunTool in-process (the tool function)', inProcess],
           ['gRPC floor: health check on the dispatcher (no ToolHub logic)', healthCheck],
           ['relay floor: gRPC → NATS → adapter, no ToolHub logic (bare-relay.ts)', viaRelay],
+          ['relay gRPC floor: health check on bare-relay.ts (keeps the relay as busy as the dispatcher between slices)', relayHealthCheck],
         ])),
       );
     }
