@@ -21,6 +21,7 @@ export interface TrackedCall {
    * `request` as it settles, unless the replica holding the call is lost or {@link cancel} is
    * called first: then rejected (UNAVAILABLE) at once. One promise per call, in place of a race
    * against a promise of the loss (which cost two more promises and their reactions per RunTool).
+   * Once per call: a retry or a fallback begins a call of its own.
    */
   watch<T>(request: Promise<T>): Promise<T>;
   /** Which replica accepted the call, once known. */
