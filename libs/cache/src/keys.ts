@@ -45,13 +45,14 @@ export function toolListKey(provider: string, path: string, recursive: boolean):
 }
 
 const NEEDS_ESCAPE = /[%:@\s\p{Cc}]/u;
+const ESCAPED = new RegExp(NEEDS_ESCAPE.source, 'gu');
 
 // Escapes only what would make keys ambiguous or awkward in redis-cli; `/` stays readable. Nearly
 // every segment has nothing to escape: a test without a replacement callback settles that (the
 // dispatcher builds a key per RunTool for its cache lookup).
 function escapeSegment(segment: string): string {
   if (segment === '' || !NEEDS_ESCAPE.test(segment)) return segment;
-  return segment.replace(/[%:@\s\p{Cc}]/gu, (ch) => {
+  return segment.replace(ESCAPED, (ch) => {
     const bytes = encoder.encode(ch);
     return Array.from(bytes, (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
   });

@@ -34,9 +34,9 @@ function codeName(code: ErrorCode): string {
 }
 
 /**
- * Registers the dispatcher's metrics on `registry` and starts recording RunTool calls. `otherEdges`: connection-guard counters of other
- * gRPC ports of the same process (the one-process app's registry admin API), added into the
- * toolhub_grpc_* series.
+ * Registers the dispatcher's metrics on `registry` and starts recording RunTool calls.
+ * `otherEdges`: connection-guard counters of other gRPC ports of the same process (the one-process
+ * app's registry admin API), added into the toolhub_grpc_* series.
  */
 export function registerDispatcherMetrics(registry: Registry, dispatcher: Dispatcher, otherEdges: readonly EdgeCounters[] = []): void {
   const registers = [registry];
